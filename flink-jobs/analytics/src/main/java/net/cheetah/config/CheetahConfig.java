@@ -1,0 +1,187 @@
+package net.cheetah.config;
+
+import java.io.IOException;
+import java.io.Reader;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Properties;
+import java.util.TreeMap;
+
+/**
+ * The one typed configuration of Cheetah. Every default of ARCHITECTURE.md lives here and only
+ * here; components receive the section they need. Values come from defaults, then an optional
+ * properties file, then {@code key=value} overrides (e.g. {@code --set detection.h-bytes=2e9}).
+ */
+public record CheetahConfig(
+    Detection detection,
+    Kafka kafka,
+    Flink flink,
+    Netflow netflow,
+    Warehouse warehouse,
+    Path dataDir) {
+
+  /** Definitions of ARCHITECTURE.md ("NetFlow cheetah", "Parallel flowset"). */
+  public record Detection(
+      long hBytes,
+      long intervalMs,
+      long gapMs,
+      long tauMs,
+      long flowsetLatenessMs,
+      long outOfOrdernessMs,
+      long idleAdvanceMs)
+      implements java.io.Serializable {
+    public Detection {
+      require(hBytes > 0, "detection.h-bytes must be > 0, got " + hBytes);
+      require(intervalMs > 0, "detection.interval-ms must be > 0, got " + intervalMs);
+      require(gapMs >= 0, "detection.gap-ms must be >= 0, got " + gapMs);
+      require(tauMs >= 0, "detection.tau-ms must be >= 0, got " + tauMs);
+      require(flowsetLatenessMs >= 0, "detection.flowset-lateness-ms must be >= 0");
+      require(outOfOrdernessMs >= 0, "detection.out-of-orderness-ms must be >= 0");
+      require(idleAdvanceMs >= 0, "detection.idle-advance-ms must be >= 0 (0 disables)");
+    }
+  }
+
+  /** The broker: in-JVM in embedded mode, or an external bootstrap list in distributed mode. */
+  public record Kafka(String bootstrap, int port, int controllerPort, int partitions) {}
+
+  public record Flink(int restPort, int slots, long checkpointIntervalMs) {}
+
+  /** The NetFlow/IPFIX listener (goflow2) and its metrics endpoint. */
+  public record Netflow(int udpPort, int metricsPort) {}
+
+  public record Warehouse(int httpPort) {}
+
+  private static final Map<String, String> DEFAULTS = defaults();
+
+  private static Map<String, String> defaults() {
+    Map<String, String> d = new LinkedHashMap<>();
+    d.put("detection.h-bytes", "1000000000");
+    d.put("detection.interval-ms", "60000");
+    d.put("detection.gap-ms", "30000");
+    d.put("detection.tau-ms", "10000");
+    // How long after a flowset's last member start a new member may still be detected.
+    d.put("detection.flowset-lateness-ms", "300000");
+    d.put("detection.out-of-orderness-ms", "20000");
+    // Event time follows the wall clock after this much silence (0 = never).
+    d.put("detection.idle-advance-ms", "30000");
+    // Empty bootstrap = start the in-JVM broker on the ports below.
+    d.put("kafka.bootstrap", "");
+    d.put("kafka.port", "19092");
+    d.put("kafka.controller-port", "19093");
+    d.put("kafka.partitions", "2");
+    d.put("flink.rest-port", "18081");
+    d.put("flink.slots", "8");
+    d.put("flink.checkpoint-interval-ms", "2000");
+    d.put("netflow.udp-port", "12055");
+    d.put("netflow.metrics-port", "18082");
+    d.put("warehouse.http-port", "18123");
+    d.put("data-dir", ".cheetah/data");
+    return Map.copyOf(d);
+  }
+
+  /** Every key with its default, sorted (for --help and docs). */
+  public static Map<String, String> defaultValues() {
+    return new TreeMap<>(DEFAULTS);
+  }
+
+  public static CheetahConfig defaultConfig() {
+    return load(Optional.empty(), Map.of());
+  }
+
+  /**
+   * Builds the configuration from defaults, an optional properties file and overrides. Unknown keys
+   * are errors (a typo must not silently fall back to a default).
+   */
+  public static CheetahConfig load(Optional<Path> file, Map<String, String> overrides) {
+    Map<String, String> v = new LinkedHashMap<>(DEFAULTS);
+    if (file.isPresent()) {
+      Properties p = new Properties();
+      try (Reader r = Files.newBufferedReader(file.get())) {
+        p.load(r);
+      } catch (IOException e) {
+        throw new ConfigException(
+            "cannot read config file " + file.get() + ": " + e.getMessage() + "; check the path");
+      }
+      p.forEach(
+          (k, val) -> put(v, k.toString().trim(), val.toString().trim(), file.get().toString()));
+    }
+    overrides.forEach((k, val) -> put(v, k.trim(), val.trim(), "override"));
+    return new CheetahConfig(
+        new Detection(
+            bytes(v, "detection.h-bytes"),
+            lng(v, "detection.interval-ms"),
+            lng(v, "detection.gap-ms"),
+            lng(v, "detection.tau-ms"),
+            lng(v, "detection.flowset-lateness-ms"),
+            lng(v, "detection.out-of-orderness-ms"),
+            lng(v, "detection.idle-advance-ms")),
+        new Kafka(
+            v.get("kafka.bootstrap"),
+            port(v, "kafka.port"),
+            port(v, "kafka.controller-port"),
+            (int) lng(v, "kafka.partitions")),
+        new Flink(
+            port(v, "flink.rest-port"),
+            (int) lng(v, "flink.slots"),
+            lng(v, "flink.checkpoint-interval-ms")),
+        new Netflow(port(v, "netflow.udp-port"), port(v, "netflow.metrics-port")),
+        new Warehouse(port(v, "warehouse.http-port")),
+        Path.of(v.get("data-dir")));
+  }
+
+  private static void put(Map<String, String> v, String key, String value, String origin) {
+    if (!DEFAULTS.containsKey(key)) {
+      throw new ConfigException(
+          "unknown configuration key '"
+              + key
+              + "' (from "
+              + origin
+              + "); known keys: "
+              + String.join(", ", new TreeMap<>(DEFAULTS).keySet()));
+    }
+    v.put(key, value);
+  }
+
+  private static long lng(Map<String, String> v, String key) {
+    String s = v.get(key);
+    try {
+      return Long.parseLong(s.replace("_", ""));
+    } catch (NumberFormatException e) {
+      throw new ConfigException(key + " must be a whole number, got '" + s + "'");
+    }
+  }
+
+  /** Byte counts accept plain integers and exact decimal exponents such as 1e9. */
+  private static long bytes(Map<String, String> v, String key) {
+    String s = v.get(key);
+    try {
+      return new java.math.BigDecimal(s.replace("_", "")).longValueExact();
+    } catch (NumberFormatException | ArithmeticException e) {
+      throw new ConfigException(
+          key + " must be a whole number of bytes (e.g. 1000000000 or 1e9), got '" + s + "'");
+    }
+  }
+
+  private static int port(Map<String, String> v, String key) {
+    long p = lng(v, key);
+    require(
+        p >= 0 && p <= 65535, key + " must be a port in 0..65535 (0 = any free port), got " + p);
+    return (int) p;
+  }
+
+  private static void require(boolean ok, String message) {
+    if (!ok) {
+      throw new ConfigException(message);
+    }
+  }
+
+  /** A configuration value is missing, malformed or unknown. */
+  public static final class ConfigException extends IllegalArgumentException {
+    public ConfigException(String message) {
+      super(message);
+    }
+  }
+}
