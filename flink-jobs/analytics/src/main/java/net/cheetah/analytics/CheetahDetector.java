@@ -17,16 +17,21 @@ public final class CheetahDetector {
   private final long h;
   private final long intervalMs;
   private final long gapMs;
+  private final long activeTimeoutMs;
 
   public CheetahDetector(Detection d) {
     this.h = d.hBytes();
     this.intervalMs = d.intervalMs();
     this.gapMs = d.gapMs();
+    this.activeTimeoutMs = d.activeTimeoutMs();
   }
 
-  /** The time at which {@code flow} ends unless another record extends it. */
+  /**
+   * Event time from which {@code flow} has certainly ended: a continuation would start within G of
+   * its end, and its record is exported at most one active timeout after that start.
+   */
   public long closeTime(StitchedFlow flow) {
-    return flow.endMs + gapMs;
+    return flow.endMs + gapMs + activeTimeoutMs;
   }
 
   /**
@@ -36,7 +41,7 @@ public final class CheetahDetector {
   public StitchedFlow onRecord(StitchedFlow current, Flow r, Consumer<CheetahEvent> out) {
     StitchedFlow f = current;
     if (f != null && !continues(f, r)) {
-      onEnd(f, out);
+      onEnd(f, r.endMs(), out);
       f = null;
     }
     if (f == null) {
@@ -58,10 +63,10 @@ public final class CheetahDetector {
     return f;
   }
 
-  /** The flow has ended: emits END if it was a cheetah. */
-  public void onEnd(StitchedFlow f, Consumer<CheetahEvent> out) {
+  /** The flow has ended, as known at event time {@code nowMs}: emits END if it was a cheetah. */
+  public void onEnd(StitchedFlow f, long nowMs, Consumer<CheetahEvent> out) {
     if (f.cheetah) {
-      out.accept(event(f, CheetahEvent.Kind.END, f.endMs));
+      out.accept(event(f, CheetahEvent.Kind.END, nowMs));
     }
   }
 

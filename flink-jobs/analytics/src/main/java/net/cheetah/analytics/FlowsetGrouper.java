@@ -70,7 +70,12 @@ public final class FlowsetGrouper {
 
   /** The earliest event time at which some group of {@code open} may become closable. */
   public OptionalLong nextCheck(Collection<FlowsetMember> open) {
-    return group(open).stream().mapToLong(g -> closeTime(g.get(g.size() - 1).startMs())).min();
+    return closeTimes(open).stream().mapToLong(Long::longValue).min();
+  }
+
+  /** For every group of {@code open}, the event time from which it may be closed. */
+  public List<Long> closeTimes(Collection<FlowsetMember> open) {
+    return group(open).stream().map(g -> closeTime(g.get(g.size() - 1).startMs())).toList();
   }
 
   public static Flowset toFlowset(Address src, Address dst, List<FlowsetMember> g, long closedMs) {

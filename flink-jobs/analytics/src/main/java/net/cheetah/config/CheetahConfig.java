@@ -31,7 +31,8 @@ public record CheetahConfig(
       long tauMs,
       long flowsetLatenessMs,
       long outOfOrdernessMs,
-      long idleAdvanceMs)
+      long idleAdvanceMs,
+      long activeTimeoutMs)
       implements java.io.Serializable {
     public Detection {
       require(hBytes > 0, "detection.h-bytes must be > 0, got " + hBytes);
@@ -41,6 +42,7 @@ public record CheetahConfig(
       require(flowsetLatenessMs >= 0, "detection.flowset-lateness-ms must be >= 0");
       require(outOfOrdernessMs >= 0, "detection.out-of-orderness-ms must be >= 0");
       require(idleAdvanceMs >= 0, "detection.idle-advance-ms must be >= 0 (0 disables)");
+      require(activeTimeoutMs >= 0, "detection.active-timeout-ms must be >= 0");
     }
   }
 
@@ -67,6 +69,9 @@ public record CheetahConfig(
     d.put("detection.out-of-orderness-ms", "20000");
     // Event time follows the wall clock after this much silence (0 = never).
     d.put("detection.idle-advance-ms", "30000");
+    // The exporters' active timeout: a continuation record may arrive this long after it starts,
+    // so a flow is declared ended only at end + G + this.
+    d.put("detection.active-timeout-ms", "60000");
     // Empty bootstrap = start the in-JVM broker on the ports below.
     d.put("kafka.bootstrap", "");
     d.put("kafka.port", "19092");
@@ -117,7 +122,8 @@ public record CheetahConfig(
             lng(v, "detection.tau-ms"),
             lng(v, "detection.flowset-lateness-ms"),
             lng(v, "detection.out-of-orderness-ms"),
-            lng(v, "detection.idle-advance-ms")),
+            lng(v, "detection.idle-advance-ms"),
+            lng(v, "detection.active-timeout-ms")),
         new Kafka(
             v.get("kafka.bootstrap"),
             port(v, "kafka.port"),

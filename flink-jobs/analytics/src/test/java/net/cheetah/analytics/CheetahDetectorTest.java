@@ -26,7 +26,7 @@ class CheetahDetectorTest {
   @Test
   void exactlyHInOneIntervalIsACheetah() {
     StitchedFlow f = feed(rec(1, 60_000, 119_999, 1000));
-    d.onEnd(f, out::add);
+    d.onEnd(f, f.endMs + 30_000, out::add);
     assertThat(kinds()).containsExactly(CheetahEvent.Kind.START, CheetahEvent.Kind.END);
     CheetahEvent end = out.get(1);
     assertThat(end.peakIntervalBytes()).isEqualTo(1000);
@@ -37,7 +37,7 @@ class CheetahDetectorTest {
   @Test
   void oneByteLessIsNot() {
     StitchedFlow f = feed(rec(1, 60_000, 119_999, 999));
-    d.onEnd(f, out::add);
+    d.onEnd(f, f.endMs + 30_000, out::add);
     assertThat(out).isEmpty();
   }
 
@@ -45,7 +45,7 @@ class CheetahDetectorTest {
   void hSplitEvenlyAcrossTwoIntervalsIsNot() {
     // 1998 B over [30 s, 90 s]: 999 B in each aligned minute, below H in both.
     StitchedFlow f = feed(rec(1, 30_000, 90_000, 1998));
-    d.onEnd(f, out::add);
+    d.onEnd(f, f.endMs + 30_000, out::add);
     assertThat(out).isEmpty();
     assertThat(f.peakBytes).isEqualTo(999);
   }
@@ -60,7 +60,7 @@ class CheetahDetectorTest {
             rec(1, 20_000, 39_999, 400),
             rec(1, 40_000, 59_999, 400),
             rec(1, 60_000, 79_999, 400));
-    d.onEnd(f, out::add);
+    d.onEnd(f, f.endMs + 30_000, out::add);
     assertThat(kinds())
         .containsExactly(CheetahEvent.Kind.START, CheetahEvent.Kind.UPDATE, CheetahEvent.Kind.END);
     assertThat(out.get(0).bytes()).isEqualTo(1200);
@@ -107,9 +107,9 @@ class CheetahDetectorTest {
   }
 
   @Test
-  void closeTimeIsEndPlusG() {
+  void closeTimeIsEndPlusGPlusTheActiveTimeout() {
     StitchedFlow f = feed(rec(1, 0, 10_000, 10));
-    assertThat(d.closeTime(f)).isEqualTo(40_000);
+    assertThat(d.closeTime(f)).isEqualTo(60_000);
   }
 
   @Test

@@ -9,9 +9,9 @@ final class Fixtures {
   static final Address SRC = Address.parse("198.18.1.10");
   static final Address DST = Address.parse("198.18.2.20");
 
-  /** H = 1000 B, I = 60 s, G = 30 s, τ = 10 s, lateness 60 s. */
+  /** H = 1000 B, I = 60 s, G = 30 s, τ = 10 s, lateness 60 s, active timeout 20 s. */
   static Detection detection() {
-    return new Detection(1000, 60_000, 30_000, 10_000, 60_000, 5_000, 0);
+    return new Detection(1000, 60_000, 30_000, 10_000, 60_000, 5_000, 0, 20_000);
   }
 
   static FlowKey key(int srcPort) {

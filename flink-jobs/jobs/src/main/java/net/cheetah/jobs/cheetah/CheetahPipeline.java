@@ -1,0 +1,58 @@
+package net.cheetah.jobs.cheetah;
+
+import java.time.Duration;
+import net.cheetah.analytics.CheetahEvent;
+import net.cheetah.analytics.Flow;
+import net.cheetah.analytics.FlowKey;
+import net.cheetah.analytics.Flowset;
+import net.cheetah.config.CheetahConfig.Detection;
+import net.cheetah.jobs.flink.IdleAdvancingWatermarks;
+import net.cheetah.jobs.flowset.FlowsetFunction;
+import net.cheetah.jobs.flowset.PairKey;
+import org.apache.flink.api.common.eventtime.WatermarkStrategy;
+import org.apache.flink.api.common.typeinfo.TypeInformation;
+import org.apache.flink.streaming.api.datastream.DataStream;
+import org.apache.flink.streaming.api.datastream.SingleOutputStreamOperator;
+
+/**
+ * The analytic core shared by the streaming jobs and `cheetah analyze` (batch execution): the same
+ * operators, state and timers in both modes.
+ */
+public final class CheetahPipeline {
+  private CheetahPipeline() {}
+
+  /** Event time of a flow record is its end: when the exporter could first report it. */
+  public static WatermarkStrategy<Flow> flowWatermarks(Detection d) {
+    return WatermarkStrategy.<Flow>forGenerator(
+            c -> new IdleAdvancingWatermarks<>(d.outOfOrdernessMs(), d.idleAdvanceMs()))
+        .withTimestampAssigner((f, ts) -> f.endMs())
+        .withIdleness(Duration.ofMillis(Math.max(1000, d.idleAdvanceMs())));
+  }
+
+  public static WatermarkStrategy<CheetahEvent> eventWatermarks(Detection d) {
+    return WatermarkStrategy.<CheetahEvent>forGenerator(
+            c -> new IdleAdvancingWatermarks<>(d.outOfOrdernessMs(), d.idleAdvanceMs()))
+        .withTimestampAssigner((e, ts) -> e.eventMs())
+        .withIdleness(Duration.ofMillis(Math.max(1000, d.idleAdvanceMs())));
+  }
+
+  /** Flow records (with timestamps) → cheetah start/update/end events. */
+  public static SingleOutputStreamOperator<CheetahEvent> cheetahs(
+      DataStream<Flow> flows, Detection d) {
+    return flows
+        .keyBy(Flow::key, TypeInformation.of(FlowKey.class))
+        .process(new CheetahFunction(d))
+        .name("cheetahs: stitch + interval rule")
+        .uid("cheetahs");
+  }
+
+  /** Cheetah events (with timestamps) → parallel flowsets. */
+  public static SingleOutputStreamOperator<Flowset> flowsets(
+      DataStream<CheetahEvent> events, Detection d) {
+    return events
+        .keyBy(e -> new PairKey(e.key().src(), e.key().dst()), TypeInformation.of(PairKey.class))
+        .process(new FlowsetFunction(d))
+        .name("flowsets: tau grouping")
+        .uid("flowsets");
+  }
+}

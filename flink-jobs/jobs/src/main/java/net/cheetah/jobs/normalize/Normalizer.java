@@ -1,0 +1,226 @@
+package net.cheetah.jobs.normalize;
+
+import com.google.protobuf.ByteString;
+import com.google.protobuf.CodedInputStream;
+import com.google.protobuf.InvalidProtocolBufferException;
+import java.io.IOException;
+import java.util.function.Consumer;
+import net.cheetah.schemas.goflow2.FlowMessage;
+import net.cheetah.schemas.v1.FlowRecord;
+import net.cheetah.schemas.v1.FlowSource;
+import net.cheetah.schemas.v1.RejectedRecord;
+
+/**
+ * goflow2 FlowMessage → canonical flows.v1 record (ARCHITECTURE.md): counts scaled by the sampling
+ * rate (the rate kept), times in epoch ms, exporter identity as a 16-byte address. Anything that
+ * cannot be a real flow is refused with a stable reason code and kept as a RejectedRecord.
+ */
+public final class Normalizer {
+  /** Smallest IPv4/IPv6 header: fewer bytes per packet than this cannot be real traffic. */
+  private static final long MIN_V4_PACKET = 20;
+
+  private static final long MIN_V6_PACKET = 40;
+
+  /** Largest packet (IPv6 jumbograms aside) one record may average. */
+  private static final long MAX_PACKET = 65_535;
+
+  /** A flow record never lasts longer than this (a broken clock does). */
+  private static final long MAX_DURATION_MS = 7L * 24 * 3600 * 1000;
+
+  /** Records may be up to this far ahead of their receive time (clock skew). */
+  private static final long MAX_FUTURE_MS = 3600_000;
+
+  public static final int ETYPE_IPV4 = 0x0800;
+  public static final int ETYPE_IPV6 = 0x86DD;
+
+  /** Where the input came from, kept with a rejection so it can be found again. */
+  public record Origin(String topic, int partition, long offset) {}
+
+  private final String stage;
+
+  public Normalizer(String stage) {
+    this.stage = stage;
+  }
+
+  /**
+   * Decodes one Kafka value of flows.goflow2.v1 (one or more varint length-delimited messages, as
+   * goflow2's "bin" format writes them) and normalises every message in it.
+   */
+  public void normalize(
+      byte[] value,
+      Origin origin,
+      Consumer<FlowRecord> accepted,
+      Consumer<RejectedRecord> rejected) {
+    CodedInputStream in = CodedInputStream.newInstance(value);
+    try {
+      while (!in.isAtEnd()) {
+        int len = in.readRawVarint32();
+        if (len < 0 || len > value.length) {
+          throw new InvalidProtocolBufferException("length prefix " + len + " exceeds the record");
+        }
+        int limit = in.pushLimit(len);
+        FlowMessage m = FlowMessage.parseFrom(in);
+        if (!in.isAtEnd()) {
+          throw new InvalidProtocolBufferException("message ends before its length prefix");
+        }
+        in.popLimit(limit);
+        normalize(m, origin, accepted, rejected);
+      }
+    } catch (IOException | RuntimeException e) {
+      rejected.accept(
+          reject(
+                  "malformed_message",
+                  "not a length-delimited goflow2 FlowMessage: " + e.getMessage(),
+                  origin)
+              .setPayload(ByteString.copyFrom(value))
+              .build());
+    }
+  }
+
+  public void normalize(
+      FlowMessage m,
+      Origin origin,
+      Consumer<FlowRecord> accepted,
+      Consumer<RejectedRecord> rejected) {
+    String problem = check(m);
+    if (problem != null) {
+      int colon = problem.indexOf(':');
+      rejected.accept(
+          reject(problem.substring(0, colon), problem.substring(colon + 2), origin)
+              .setPayload(m.toByteString())
+              .setExporter(addr16(m.getSamplerAddress()))
+              .setReceivedMs(m.getTimeReceivedNs() / 1_000_000)
+              .build());
+      return;
+    }
+    long rate = Math.max(1, m.getSamplingRate());
+    accepted.accept(
+        FlowRecord.newBuilder()
+            .setExporter(addr16(m.getSamplerAddress()))
+            .setObservationDomain(m.getObservationDomainId())
+            .setSource(source(m.getType()))
+            .setReceivedMs(m.getTimeReceivedNs() / 1_000_000)
+            .setStartMs(m.getTimeFlowStartNs() / 1_000_000)
+            .setEndMs(m.getTimeFlowEndNs() / 1_000_000)
+            .setSrcAddr(addr16(m.getSrcAddr()))
+            .setDstAddr(addr16(m.getDstAddr()))
+            .setSrcPort(m.getSrcPort())
+            .setDstPort(m.getDstPort())
+            .setProto(m.getProto())
+            .setBytes(m.getBytes() * rate)
+            .setPackets(m.getPackets() * rate)
+            .setSamplingRate(rate)
+            .setSrcAs(m.getSrcAs())
+            .setDstAs(m.getDstAs())
+            .setInIf(m.getInIf())
+            .setOutIf(m.getOutIf())
+            .setTcpFlags(m.getTcpFlags())
+            .setIpTos(m.getIpTos())
+            .setEtype(m.getEtype())
+            .build());
+  }
+
+  /** Null when the message is a plausible flow, else "reason: detail". */
+  static String check(FlowMessage m) {
+    long start = m.getTimeFlowStartNs();
+    long end = m.getTimeFlowEndNs();
+    if (start == 0 || end == 0) {
+      return "missing_times: flow start " + start + " ns, end " + end + " ns (0 = absent)";
+    }
+    if (end < start) {
+      return "inverted_times: flow ends (" + end + " ns) before it starts (" + start + " ns)";
+    }
+    if ((end - start) / 1_000_000 > MAX_DURATION_MS) {
+      return "implausible_duration: flow lasts "
+          + (end - start) / 1_000_000_000
+          + " s, more than 7 days";
+    }
+    long received = m.getTimeReceivedNs();
+    if (received > 0 && start / 1_000_000 > received / 1_000_000 + MAX_FUTURE_MS) {
+      return "future_times: flow starts "
+          + (start - received) / 1_000_000_000
+          + " s after it was received";
+    }
+    int etype = m.getEtype();
+    int alen = m.getSrcAddr().size();
+    if (etype == ETYPE_IPV4 ? alen != 4 && alen != 16 : etype == ETYPE_IPV6 ? alen != 16 : true) {
+      return "unknown_etype: etype 0x"
+          + Integer.toHexString(etype)
+          + " with "
+          + alen
+          + "-byte addresses (only IPv4/IPv6 flows are analysed)";
+    }
+    if (m.getDstAddr().size() != alen) {
+      return "bad_address: source has " + alen + " bytes but destination " + m.getDstAddr().size();
+    }
+    if (m.getProto() > 255) {
+      return "unknown_protocol: IP protocol " + m.getProto() + " is not in 0..255";
+    }
+    if (m.getSrcPort() > 65535 || m.getDstPort() > 65535) {
+      return "bad_port: ports " + m.getSrcPort() + " -> " + m.getDstPort() + " exceed 65535";
+    }
+    long packets = m.getPackets();
+    long bytes = m.getBytes();
+    if (packets == 0 || bytes == 0) {
+      return "impossible_counts: " + bytes + " bytes in " + packets + " packets (a flow has both)";
+    }
+    long minPacket = etype == ETYPE_IPV6 ? MIN_V6_PACKET : MIN_V4_PACKET;
+    if (bytes < packets * minPacket || bytes / packets > MAX_PACKET) {
+      return "impossible_counts: "
+          + bytes
+          + " bytes in "
+          + packets
+          + " packets is "
+          + bytes / packets
+          + " bytes per packet (possible: "
+          + minPacket
+          + ".."
+          + MAX_PACKET
+          + ")";
+    }
+    long rate = Math.max(1, m.getSamplingRate());
+    if (Math.multiplyHigh(bytes, rate) != 0 || bytes * rate < 0) {
+      return "counter_overflow: "
+          + bytes
+          + " bytes scaled by sampling rate "
+          + rate
+          + " overflows 64 bits";
+    }
+    return null;
+  }
+
+  private RejectedRecord.Builder reject(String reason, String detail, Origin origin) {
+    return RejectedRecord.newBuilder()
+        .setStage(stage)
+        .setReason(reason)
+        .setDetail(detail)
+        .setSourceTopic(origin.topic())
+        .setSourcePartition(origin.partition())
+        .setSourceOffset(origin.offset());
+  }
+
+  private static FlowSource source(FlowMessage.FlowType t) {
+    return switch (t) {
+      case NETFLOW_V5 -> FlowSource.FLOW_SOURCE_NETFLOW_V5;
+      case NETFLOW_V9 -> FlowSource.FLOW_SOURCE_NETFLOW_V9;
+      case IPFIX -> FlowSource.FLOW_SOURCE_IPFIX;
+      case SFLOW_5 -> FlowSource.FLOW_SOURCE_SFLOW;
+      default -> FlowSource.FLOW_SOURCE_UNSPECIFIED;
+    };
+  }
+
+  /** 4-byte IPv4 becomes IPv4-mapped IPv6; 16 bytes stay; anything else is left empty. */
+  static ByteString addr16(ByteString a) {
+    if (a.size() == 16) {
+      return a;
+    }
+    if (a.size() == 4) {
+      byte[] b = new byte[16];
+      b[10] = (byte) 0xFF;
+      b[11] = (byte) 0xFF;
+      a.copyTo(b, 12);
+      return ByteString.copyFrom(b);
+    }
+    return ByteString.EMPTY;
+  }
+}
