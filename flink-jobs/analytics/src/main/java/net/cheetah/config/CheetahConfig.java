@@ -81,7 +81,7 @@ public record CheetahConfig(
     d.put("flink.slots", "8");
     d.put("flink.checkpoint-interval-ms", "2000");
     d.put("netflow.udp-port", "12055");
-    d.put("netflow.metrics-port", "18082");
+    d.put("netflow.metrics-port", "18090");
     d.put("warehouse.http-port", "18123");
     d.put("data-dir", ".cheetah/data");
     return Map.copyOf(d);
@@ -96,12 +96,10 @@ public record CheetahConfig(
     return load(Optional.empty(), Map.of());
   }
 
-  /**
-   * Builds the configuration from defaults, an optional properties file and overrides. Unknown keys
-   * are errors (a typo must not silently fall back to a default).
-   */
-  public static CheetahConfig load(Optional<Path> file, Map<String, String> overrides) {
-    Map<String, String> v = new LinkedHashMap<>(DEFAULTS);
+  /** Every key with the value in effect after the file and the overrides, sorted. */
+  public static Map<String, String> effectiveValues(
+      Optional<Path> file, Map<String, String> overrides) {
+    Map<String, String> v = new TreeMap<>(DEFAULTS);
     if (file.isPresent()) {
       Properties p = new Properties();
       try (Reader r = Files.newBufferedReader(file.get())) {
@@ -114,6 +112,15 @@ public record CheetahConfig(
           (k, val) -> put(v, k.toString().trim(), val.toString().trim(), file.get().toString()));
     }
     overrides.forEach((k, val) -> put(v, k.trim(), val.trim(), "override"));
+    return v;
+  }
+
+  /**
+   * Builds the configuration from defaults, an optional properties file and overrides. Unknown keys
+   * are errors (a typo must not silently fall back to a default).
+   */
+  public static CheetahConfig load(Optional<Path> file, Map<String, String> overrides) {
+    Map<String, String> v = effectiveValues(file, overrides);
     return new CheetahConfig(
         new Detection(
             bytes(v, "detection.h-bytes"),

@@ -44,7 +44,9 @@ public final class AnalyzeJob {
     FileSource<String> src =
         FileSource.forRecordStreamFormat(
                 new TextLineInputFormat(),
-                nfdumpText.stream().map(p -> new org.apache.flink.core.fs.Path(p.toUri())).toArray(org.apache.flink.core.fs.Path[]::new))
+                nfdumpText.stream()
+                    .map(p -> new org.apache.flink.core.fs.Path(p.toUri()))
+                    .toArray(org.apache.flink.core.fs.Path[]::new))
             .build();
     SingleOutputStreamOperator<Flow> flows =
         env.fromSource(src, WatermarkStrategy.noWatermarks(), "nfdump flows")

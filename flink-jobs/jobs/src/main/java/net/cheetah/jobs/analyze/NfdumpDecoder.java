@@ -23,7 +23,8 @@ public final class NfdumpDecoder {
   /** nfcapd files under {@code input} (itself if a file), in name order; .current files skipped. */
   public static List<Path> archives(Path input) throws IOException {
     if (!Files.exists(input)) {
-      throw new IOException("input " + input + " does not exist; give an nfcapd file or a directory of them");
+      throw new IOException(
+          "input " + input + " does not exist; give an nfcapd file or a directory of them");
     }
     if (Files.isRegularFile(input)) {
       return List.of(input);
@@ -45,20 +46,60 @@ public final class NfdumpDecoder {
 
   /** Writes the flows of {@code archive} to {@code out}, one line each. */
   public void decode(Path archive, Path out) throws IOException, InterruptedException {
+    Process p = start(archive, ProcessBuilder.Redirect.to(out.toFile()));
+    String err = new String(p.getErrorStream().readAllBytes());
+    finish(p, archive, err);
+  }
+
+  /** Calls {@code line} for every flow line of {@code archive}, in order. */
+  public void lines(Path archive, LineConsumer line) throws Exception {
+    Process p = start(archive, ProcessBuilder.Redirect.PIPE);
+    // stderr is small; drained after stdout (nfdump writes errors before exiting).
+    try (var r =
+        new java.io.BufferedReader(
+            new java.io.InputStreamReader(
+                p.getInputStream(), java.nio.charset.StandardCharsets.UTF_8))) {
+      for (String l = r.readLine(); l != null; l = r.readLine()) {
+        line.accept(l);
+      }
+    } catch (Exception e) {
+      p.destroy();
+      throw e;
+    }
+    finish(p, archive, new String(p.getErrorStream().readAllBytes()));
+  }
+
+  /** Receives one line nfdump printed. */
+  @FunctionalInterface
+  public interface LineConsumer {
+    void accept(String line) throws Exception;
+  }
+
+  private Process start(Path archive, ProcessBuilder.Redirect stdout) throws IOException {
     ProcessBuilder pb =
-        new ProcessBuilder(nfdump, "-r", archive.toString(), "-q", "-N", "-6", "-o", NfdumpLine.FORMAT)
-            .redirectOutput(out.toFile())
+        new ProcessBuilder(
+                nfdump, "-r", archive.toString(), "-q", "-N", "-6", "-o", NfdumpLine.FORMAT)
+            .redirectOutput(stdout)
             .redirectError(ProcessBuilder.Redirect.PIPE);
     pb.environment().putAll(Map.of("TZ", "UTC", "LC_ALL", "C"));
-    Process p;
     try {
-      p = pb.start();
+      return pb.start();
     } catch (IOException e) {
-      throw new IOException("cannot run '" + nfdump + "' (" + e.getMessage() + "); install nfdump (./cheetah setup does)", e);
+      throw new IOException(
+          "cannot run '"
+              + nfdump
+              + "' ("
+              + e.getMessage()
+              + "); install nfdump (./cheetah setup does)",
+          e);
     }
-    String err = new String(p.getErrorStream().readAllBytes());
+  }
+
+  private static void finish(Process p, Path archive, String err)
+      throws IOException, InterruptedException {
     if (!p.waitFor(1, TimeUnit.HOURS) || p.exitValue() != 0) {
-      throw new IOException("nfdump failed on " + archive + " (exit " + p.exitValue() + "): " + err.strip());
+      throw new IOException(
+          "nfdump failed on " + archive + " (exit " + p.exitValue() + "): " + err.strip());
     }
   }
 }

@@ -75,7 +75,8 @@ public final class NfdumpLine {
     try {
       return new BigDecimal(s).movePointRight(3).longValueExact();
     } catch (NumberFormatException | ArithmeticException e) {
-      throw new IllegalArgumentException(what + " '" + s + "' is not seconds with at most 3 decimals");
+      throw new IllegalArgumentException(
+          what + " '" + s + "' is not seconds with at most 3 decimals");
     }
   }
 
@@ -108,7 +109,8 @@ public final class NfdumpLine {
       }
       return v;
     } catch (NumberFormatException e) {
-      throw new IllegalArgumentException(what + " '" + t + "' is not a non-negative whole number (nfdump -N)");
+      throw new IllegalArgumentException(
+          what + " '" + t + "' is not a non-negative whole number (nfdump -N)");
     }
   }
 

@@ -19,7 +19,8 @@ class NfdumpLineTest {
     assertThat(m.getTimeFlowStartNs()).isEqualTo(1_795_321_405_000L * 1_000_000);
     assertThat(m.getTimeFlowEndNs()).isEqualTo(1_795_321_464_999L * 1_000_000);
     assertThat(Address.fromBytes(m.getSrcAddr().toByteArray()).toString()).isEqualTo("198.18.1.10");
-    assertThat(Address.fromBytes(m.getSamplerAddress().toByteArray()).toString()).isEqualTo("127.0.0.1");
+    assertThat(Address.fromBytes(m.getSamplerAddress().toByteArray()).toString())
+        .isEqualTo("127.0.0.1");
     assertThat(m.getSrcPort()).isEqualTo(50000);
     assertThat(m.getDstPort()).isEqualTo(2811);
     assertThat(m.getProto()).isEqualTo(6);

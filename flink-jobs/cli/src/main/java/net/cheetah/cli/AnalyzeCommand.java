@@ -1,0 +1,154 @@
+package net.cheetah.cli;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.concurrent.Callable;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import net.cheetah.config.CheetahConfig;
+import net.cheetah.jobs.analyze.AnalyzeCsv;
+import net.cheetah.jobs.analyze.AnalyzeJob;
+import net.cheetah.jobs.analyze.NfdumpDecoder;
+import net.cheetah.jobs.flink.Loopback;
+import org.apache.flink.configuration.Configuration;
+import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Option;
+
+@Command(
+    name = "analyze",
+    mixinStandardHelpOptions = true,
+    description = {
+      "Batch analysis of nfcapd archives with the streaming jobs' own operators (Flink batch"
+          + " execution).",
+      "Writes DIR/cheetahs.csv (one row per cheetah flow) and DIR/flowsets.csv (one row per"
+          + " parallel flowset); lines nfdump printed that are not valid flows go to"
+          + " DIR/rejected.txt with the reason."
+    })
+final class AnalyzeCommand implements Callable<Integer> {
+  @Option(
+      names = "--input",
+      required = true,
+      paramLabel = "PATH",
+      description = "An nfcapd file or a directory of them (searched recursively).")
+  Path input;
+
+  @Option(
+      names = "--out",
+      required = true,
+      paramLabel = "DIR",
+      description = "Output directory (created).")
+  Path out;
+
+  @Option(
+      names = "--parallelism",
+      defaultValue = "2",
+      description = "Flink parallelism and concurrent nfdump processes (default ${DEFAULT-VALUE}).")
+  int parallelism;
+
+  @Mixin ConfigOptions config;
+
+  @Override
+  public Integer call() throws Exception {
+    CheetahConfig cfg = config.load();
+    Tools tools = Tools.fromEnvironment();
+    long t0 = System.nanoTime();
+    List<Path> archives = NfdumpDecoder.archives(input);
+    Files.createDirectories(out);
+    Path work = Files.createTempDirectory("cheetah-analyze-");
+    try {
+      List<Path> text = decode(tools, archives, work);
+      long t1 = System.nanoTime();
+      System.err.printf(
+          Locale.ROOT,
+          "analyze: running the cheetah and flowset operators (Flink batch, parallelism %d)...%n",
+          parallelism);
+      StreamExecutionEnvironment env =
+          StreamExecutionEnvironment.createLocalEnvironment(parallelism, flinkConf());
+      AnalyzeJob.Result r = AnalyzeJob.run(env, text, cfg.detection());
+      AnalyzeCsv.writeCheetahs(out.resolve("cheetahs.csv"), r.cheetahs());
+      AnalyzeCsv.writeFlowsets(out.resolve("flowsets.csv"), r.flowsets());
+      Path rejected = out.resolve("rejected.txt");
+      Files.deleteIfExists(rejected);
+      if (!r.rejected().isEmpty()) {
+        Files.write(rejected, r.rejected());
+      }
+      double secs = (System.nanoTime() - t0) / 1e9;
+      System.out.printf(
+          Locale.ROOT,
+          "analyze: %d archive(s), %,d flow records (%,d rejected) in %.1f s (nfdump %.1f s, Flink %.1f s; %,.0f records/s)%n"
+              + "  %,d cheetah flows -> %s%n  %,d flowsets (%d single flows) -> %s%n%s",
+          archives.size(),
+          r.records(),
+          r.rejected().size(),
+          secs,
+          (t1 - t0) / 1e9,
+          (System.nanoTime() - t1) / 1e9,
+          r.records() / secs,
+          r.cheetahs().size(),
+          out.resolve("cheetahs.csv"),
+          r.flowsets().size(),
+          r.flowsets().stream().filter(f -> f.single()).count(),
+          out.resolve("flowsets.csv"),
+          r.rejected().isEmpty() ? "" : "  rejected lines and reasons -> " + rejected + "\n");
+      return 0;
+    } finally {
+      deleteTree(work);
+    }
+  }
+
+  private List<Path> decode(Tools tools, List<Path> archives, Path work) throws Exception {
+    NfdumpDecoder decoder = new NfdumpDecoder(tools.nfdump());
+    long totalBytes = 0;
+    for (Path a : archives) {
+      totalBytes += Files.size(a);
+    }
+    List<Path> text = new ArrayList<>();
+    ExecutorService pool = Executors.newFixedThreadPool(Math.max(1, parallelism));
+    try (Progress p = new Progress("decoding nfcapd", totalBytes / 1024, "KiB")) {
+      List<Future<?>> jobs = new ArrayList<>();
+      for (int i = 0; i < archives.size(); i++) {
+        Path a = archives.get(i);
+        Path t = work.resolve(String.format(Locale.ROOT, "%06d.txt", i));
+        text.add(t);
+        jobs.add(
+            pool.submit(
+                () -> {
+                  decoder.decode(a, t);
+                  p.advance(Files.size(a) / 1024);
+                  return null;
+                }));
+      }
+      for (Future<?> f : jobs) {
+        f.get();
+      }
+    } finally {
+      pool.shutdownNow();
+    }
+    return text;
+  }
+
+  static Configuration flinkConf() {
+    Configuration c = Loopback.configuration();
+    c.setString("rest.port", "0");
+    c.setString("taskmanager.memory.managed.size", "256m");
+    return c;
+  }
+
+  private static void deleteTree(Path p) throws IOException {
+    if (!Files.exists(p)) {
+      return;
+    }
+    try (var s = Files.walk(p)) {
+      for (Path x : s.sorted(java.util.Comparator.reverseOrder()).toList()) {
+        Files.deleteIfExists(x);
+      }
+    }
+  }
+}

@@ -1,0 +1,242 @@
+package net.cheetah.cli;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Locale;
+import java.util.concurrent.Callable;
+import net.cheetah.config.CheetahConfig;
+import net.cheetah.config.CheetahConfig.Detection;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Option;
+
+@Command(
+    name = "demo",
+    mixinStandardHelpOptions = true,
+    description = {
+      "Start the embedded stack on free loopback ports, export the built-in synthetic workload",
+      "(a research site's traffic: mice, real-time flows, and dataset transfers as parallel",
+      "flowsets of 1-16 TCP flows) as real NetFlow v9 (or IPFIX) to goflow2, wait until every",
+      "result is stored, check the stored cheetahs and flowsets against the generator's ground",
+      "truth, print the report, and stop. Exit 0 only if everything matched.",
+      "Data goes to a fresh directory next to data-dir (default .cheetah/demo), kept afterwards:",
+      "  ./cheetah sql --set data-dir=.cheetah/demo \"SELECT * FROM flowsets FINAL LIMIT 5\""
+    })
+final class DemoCommand implements Callable<Integer> {
+  @Option(
+      names = "--seed",
+      defaultValue = "42",
+      description = "Workload seed (default ${DEFAULT-VALUE}).")
+  long seed;
+
+  @Option(names = "--ipfix", description = "Export IPFIX instead of NetFlow v9.")
+  boolean ipfix;
+
+  @Option(
+      names = "--sampling",
+      defaultValue = "1",
+      description = "Exporter packet sampling 1:N (default ${DEFAULT-VALUE}).")
+  int sampling;
+
+  @Option(
+      names = "--rate",
+      defaultValue = "8000",
+      description = "Flow records per second sent to goflow2 (default ${DEFAULT-VALUE}).")
+  double rate;
+
+  @Option(
+      names = "--transfers",
+      defaultValue = "40",
+      description = "Dataset transfers in the workload (default ${DEFAULT-VALUE}).")
+  int transfers;
+
+  @Option(
+      names = "--timeout",
+      defaultValue = "PT6M",
+      description = "Longest wait for results after the export (default ${DEFAULT-VALUE}).")
+  Duration timeout;
+
+  @Mixin ConfigOptions config;
+
+  @Override
+  public Integer call() throws Exception {
+    CheetahConfig cfg = config.load();
+    Tools tools = Tools.fromEnvironment();
+    Path data = cfg.dataDir().toAbsolutePath().resolveSibling("demo");
+    wipe(data);
+    long t0 = System.nanoTime();
+    try (Stack stack = new Stack(cfg, tools, data, true, s -> say(s))) {
+      stack.start();
+      say(String.format(Locale.ROOT, "stack up in %.1f s", (System.nanoTime() - t0) / 1e9));
+      Path truth = data.resolve("truth");
+      generate(tools, cfg.detection(), stack.netflowPort(), truth);
+      int expectedFlowsets = rows(truth.resolve("flowsets.csv"));
+      int expectedCheetahs = rows(truth.resolve("cheetahs.csv"));
+      WarehouseClient wh = new WarehouseClient(stack.warehouseUrl());
+      long[] last = waitForResults(tools, wh, expectedCheetahs, expectedFlowsets);
+      say(
+          String.format(
+              Locale.ROOT, "results stored %.1f s after start", (System.nanoTime() - t0) / 1e9));
+      report(tools, stack.warehouseUrl(), truth);
+      TruthCheck.Outcome c =
+          TruthCheck.cheetahs(
+              TruthCheck.read(truth.resolve("cheetahs.csv")),
+              lines(wh.query(query(tools, "demo_cheetahs.sql"))));
+      TruthCheck.Outcome f =
+          TruthCheck.flowsets(
+              TruthCheck.read(truth.resolve("flowsets.csv")),
+              lines(wh.query(query(tools, "demo_flowsets.sql"))));
+      System.out.println();
+      System.out.println("Ground truth check (the generator's own model, computed independently):");
+      System.out.println("  " + c.summary("cheetah flows"));
+      System.out.println("  " + f.summary("flowsets"));
+      c.differences().stream().limit(10).forEach(d -> System.out.println("  cheetah " + d));
+      f.differences().stream().limit(10).forEach(d -> System.out.println("  flowset " + d));
+      System.out.printf(Locale.ROOT, "  %,d flow records stored, %,d rejected%n", last[0], last[3]);
+      stack.stopCleanly(Duration.ofSeconds(30));
+      say(
+          String.format(
+              Locale.ROOT,
+              "done in %.1f s; data kept in %s",
+              (System.nanoTime() - t0) / 1e9,
+              data));
+      return c.ok() && f.ok() ? 0 : 1;
+    }
+  }
+
+  private void generate(Tools tools, Detection d, int port, Path truth) throws Exception {
+    List<String> cmd =
+        new ArrayList<>(
+            List.of(
+                tools.python().toString(),
+                "-m",
+                "cheetah_generator",
+                "netflow",
+                "--target",
+                "127.0.0.1:" + port,
+                "--version",
+                ipfix ? "10" : "9",
+                "--seed",
+                Long.toString(seed),
+                "--sampling",
+                Integer.toString(sampling),
+                "--rate",
+                Double.toString(rate),
+                "--transfers",
+                Integer.toString(transfers),
+                "--truth",
+                truth.toString(),
+                "--h-bytes",
+                Long.toString(d.hBytes()),
+                "--interval-s",
+                Double.toString(d.intervalMs() / 1000.0),
+                "--tau-s",
+                Double.toString(d.tauMs() / 1000.0),
+                "--gap-s",
+                Double.toString(d.gapMs() / 1000.0),
+                "--active-timeout",
+                Double.toString(d.activeTimeoutMs() / 1000.0)));
+    say(
+        "exporting the synthetic workload ("
+            + (ipfix ? "IPFIX" : "NetFlow v9")
+            + ", seed "
+            + seed
+            + ")");
+    ProcessBuilder pb =
+        new ProcessBuilder(cmd)
+            .redirectOutput(ProcessBuilder.Redirect.DISCARD)
+            .redirectError(ProcessBuilder.Redirect.INHERIT);
+    pb.environment().put("PYTHONPATH", tools.home().resolve("ingest/generator").toString());
+    int rc = pb.start().waitFor();
+    if (rc != 0) {
+      throw new IllegalStateException("the workload generator failed (exit " + rc + ")");
+    }
+  }
+
+  /** Polls the warehouse until the expected results are stored and counts stop changing. */
+  private long[] waitForResults(Tools tools, WarehouseClient wh, int cheetahs, int flowsets)
+      throws Exception {
+    say(
+        "waiting for the pipeline: expecting "
+            + cheetahs
+            + " cheetah flows and "
+            + flowsets
+            + " flowsets");
+    String q = query(tools, "demo_progress.sql");
+    long deadline = System.nanoTime() + timeout.toNanos();
+    long[] prev = null;
+    int stable = 0;
+    while (true) {
+      long[] now = Arrays.stream(wh.query(q).split("\t")).mapToLong(Long::parseLong).toArray();
+      System.err.printf(
+          Locale.ROOT,
+          "\rdemo: stored %,d flow records | %d/%d cheetah flows | %d/%d flowsets | %,d rejected   ",
+          now[0],
+          now[1],
+          cheetahs,
+          now[2],
+          flowsets,
+          now[3]);
+      stable = Arrays.equals(now, prev) ? stable + 1 : 0;
+      prev = now;
+      if (now[1] >= cheetahs && now[2] >= flowsets && stable >= 2) {
+        System.err.println();
+        return now;
+      }
+      if (System.nanoTime() > deadline) {
+        System.err.println();
+        say("timed out after " + timeout + " waiting for results; reporting what is stored");
+        return now;
+      }
+      Thread.sleep(1000);
+    }
+  }
+
+  private void report(Tools tools, String url, Path truth) throws Exception {
+    List<String> cmd =
+        new ArrayList<>(
+            List.of(tools.python().toString(), "-m", "cheetah_warehouse", "report", "--url", url));
+    Path sites = truth.resolve("sites.json");
+    if (Files.exists(sites)) {
+      cmd.addAll(List.of("--sites", sites.toString()));
+    }
+    ProcessBuilder pb = new ProcessBuilder(cmd).inheritIO();
+    pb.environment().put("PYTHONPATH", tools.home().resolve("clickhouse/warehouse").toString());
+    int rc = pb.start().waitFor();
+    if (rc != 0) {
+      throw new IllegalStateException("the report failed (exit " + rc + ")");
+    }
+  }
+
+  static String query(Tools tools, String file) throws IOException {
+    return Files.readString(tools.home().resolve("clickhouse/queries").resolve(file));
+  }
+
+  private static List<String> lines(String s) {
+    return s.isBlank() ? List.of() : Arrays.asList(s.split("\n"));
+  }
+
+  private static int rows(Path csv) throws IOException {
+    return (int) Files.readAllLines(csv).stream().filter(l -> !l.isBlank()).count() - 1;
+  }
+
+  private static void say(String s) {
+    System.err.println("demo: " + s);
+  }
+
+  private static void wipe(Path dir) throws IOException {
+    if (!Files.exists(dir)) {
+      return;
+    }
+    try (var s = Files.walk(dir)) {
+      for (Path p : s.sorted(java.util.Comparator.reverseOrder()).toList()) {
+        Files.delete(p);
+      }
+    }
+  }
+}

@@ -1,0 +1,38 @@
+package net.cheetah.cli;
+
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+
+@Command(
+    name = "cheetah",
+    mixinStandardHelpOptions = true,
+    version = "cheetah 0.1.0",
+    description =
+        "Find and tame heavy-hitter traffic: NetFlow/IPFIX -> Kafka -> Flink -> ClickHouse.",
+    subcommands = {
+      DemoCommand.class,
+      UpCommand.class,
+      AnalyzeCommand.class,
+      BackfillCommand.class,
+      SqlCommand.class,
+      ConfigCommand.class
+    })
+public final class Main {
+  private Main() {}
+
+  public static void main(String[] args) {
+    CommandLine cl = new CommandLine(new Main());
+    // Errors a user can fix print as one line, not a stack trace.
+    cl.setExecutionExceptionHandler(
+        (ex, cmd, parsed) -> {
+          if (ex instanceof IllegalArgumentException
+              || ex instanceof IllegalStateException
+              || ex instanceof java.io.IOException) {
+            cmd.getErr().println("cheetah " + cmd.getCommandName() + ": error: " + ex.getMessage());
+            return 2;
+          }
+          throw ex;
+        });
+    System.exit(cl.execute(args));
+  }
+}
