@@ -1,0 +1,79 @@
+// Command cheetah-goflow2 is goflow2 v2.2.6's collector plus a report of
+// every refused datagram on stdout (see ../../README.md for the contract).
+// stdout carries only JSON event lines; logs go to stderr.
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"log/slog"
+	"os"
+	"os/signal"
+	"strings"
+	"syscall"
+
+	"cheetah/ingest/goflow2/collector"
+
+	"github.com/netsampler/goflow2/v2/format"
+	"github.com/netsampler/goflow2/v2/transport"
+)
+
+// goflow2Version is the goflow2 release this binary is built from (go.mod).
+const goflow2Version = "v2.2.6"
+
+func main() {
+	os.Exit(run())
+}
+
+func run() int {
+	def := collector.DefaultConfig()
+	cfg := def
+	flag.StringVar(&cfg.Listen, "listen", def.Listen, "listen addresses (scheme://host:port?count=&workers=&blocking=&queue_size=, comma-separated; schemes sflow, netflow, flow)")
+	flag.StringVar(&cfg.Format, "format", def.Format, fmt.Sprintf("Choose the format (available: %s)", strings.Join(format.GetFormats(), ", ")))
+	flag.StringVar(&cfg.Transport, "transport", def.Transport, fmt.Sprintf("Choose the transport (available: %s)", strings.Join(transport.GetTransports(), ", ")))
+	flag.StringVar(&cfg.MetricsAddr, "addr", def.MetricsAddr, "HTTP server address (Prometheus /metrics, /__health, templates); empty disables it")
+	flag.StringVar(&cfg.TemplatesPath, "templates.path", def.TemplatesPath, "NetFlow/IPFIX templates list (HTTP path; empty disables it)")
+	flag.BoolVar(&cfg.Strict, "strict", def.Strict, "reject NetFlow v5/v9/IPFIX datagrams whose length fields disagree with their size (goflow2 decodes them silently)")
+	flag.IntVar(&cfg.ErrCount, "err.cnt", def.ErrCount, "Maximum errors per batch for muting")
+	flag.DurationVar(&cfg.ErrInterval, "err.int", def.ErrInterval, "Maximum errors interval for muting")
+	logLevel := flag.String("loglevel", "info", "Log level")
+	logFmt := flag.String("logfmt", "normal", "Log formatter (normal or json)")
+	showVersion := flag.Bool("v", false, "Print version")
+	flag.Parse()
+
+	if *showVersion {
+		fmt.Println("cheetah-goflow2 (goflow2 " + goflow2Version + ")")
+		return 0
+	}
+
+	var level slog.Level
+	if err := level.UnmarshalText([]byte(*logLevel)); err != nil {
+		fmt.Fprintf(os.Stderr, "-loglevel %q: %v (use debug, info, warn or error)\n", *logLevel, err)
+		return 2
+	}
+	opts := &slog.HandlerOptions{Level: level}
+	var logger *slog.Logger
+	switch *logFmt {
+	case "normal":
+		logger = slog.New(slog.NewTextHandler(os.Stderr, opts))
+	case "json":
+		logger = slog.New(slog.NewJSONHandler(os.Stderr, opts))
+	default:
+		fmt.Fprintf(os.Stderr, "-logfmt %q: use normal or json\n", *logFmt)
+		return 2
+	}
+	slog.SetDefault(logger)
+	cfg.Logger = logger
+	cfg.Events = os.Stdout
+
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+
+	logger.Info("starting cheetah-goflow2", slog.String("goflow2", goflow2Version))
+	if err := collector.Run(ctx, cfg); err != nil {
+		logger.Error("collector failed", slog.String("error", err.Error()))
+		return 1
+	}
+	return 0
+}

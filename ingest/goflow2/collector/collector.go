@@ -1,0 +1,424 @@
+// Package collector runs goflow2 v2.2.6's collector (receivers, NetFlow/
+// sFlow pipes, proto producer with the default mapping, bin format, file or
+// Kafka transport) with one addition: every datagram goflow2 refuses is
+// written to the event stream (stdout) as a "rejected" JSON line carrying
+// the datagram, for Cheetah's supervisor to publish to flows.rejected.v1.
+package collector
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"maps"
+	"net"
+	"net/http"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/netsampler/goflow2/v2/decoders/netflow"
+	"github.com/netsampler/goflow2/v2/format"
+	_ "github.com/netsampler/goflow2/v2/format/binary" // registers "bin"
+	"github.com/netsampler/goflow2/v2/metrics"
+	"github.com/netsampler/goflow2/v2/producer"
+	protoproducer "github.com/netsampler/goflow2/v2/producer/proto"
+	"github.com/netsampler/goflow2/v2/transport"
+	_ "github.com/netsampler/goflow2/v2/transport/file"  // registers "file" and -transport.file*
+	_ "github.com/netsampler/goflow2/v2/transport/kafka" // registers "kafka" and -transport.kafka.*
+	"github.com/netsampler/goflow2/v2/utils"
+	gfdebug "github.com/netsampler/goflow2/v2/utils/debug"
+	"github.com/prometheus/client_golang/prometheus/promhttp"
+)
+
+// Config is everything Run needs. goflow2's format and transport drivers
+// keep their own settings in flags on flag.CommandLine (-transport.file,
+// -transport.kafka.brokers, ...): set those before Run.
+type Config struct {
+	Listen        string        // -listen, see ParseListen
+	Format        string        // -format; only "bin" is built in
+	Transport     string        // -transport: "file" or "kafka"
+	MetricsAddr   string        // -addr: Prometheus /metrics, /__health, templates; "" = off
+	TemplatesPath string        // -templates.path: HTTP path listing NetFlow templates; "" = off
+	Strict        bool          // -strict: refuse datagrams whose length fields lie (strict.go)
+	ErrCount      int           // -err.cnt: errors logged per interval before muting
+	ErrInterval   time.Duration // -err.int
+	Events        io.Writer     // event lines (os.Stdout in the binary)
+	Logger        *slog.Logger  // logs (stderr in the binary)
+}
+
+// DefaultConfig binds loopback only.
+func DefaultConfig() Config {
+	return Config{
+		Listen:        "sflow://127.0.0.1:6343?workers=1,netflow://127.0.0.1:2055?workers=1",
+		Format:        "bin",
+		Transport:     "file",
+		MetricsAddr:   "127.0.0.1:18080",
+		TemplatesPath: "/templates",
+		Strict:        true,
+		ErrCount:      10,
+		ErrInterval:   10 * time.Second,
+	}
+}
+
+// Run collects until ctx is cancelled, then stops the receivers (in-flight
+// datagrams finish decoding), closes the transport (flushing Kafka) and
+// returns nil. It returns an error if anything fails to start or the HTTP
+// server dies. One Run per process: goflow2's transport drivers are
+// process-wide (and its file driver races with itself when re-opened).
+func Run(ctx context.Context, cfg Config) error {
+	logger := cfg.Logger
+	if logger == nil {
+		logger = slog.Default()
+	}
+	if cfg.Events == nil {
+		return errors.New("collector: Config.Events is nil: give the writer for event lines (stdout)")
+	}
+	listeners, err := ParseListen(cfg.Listen)
+	if err != nil {
+		return err
+	}
+	if err := checkStdoutIsFree(cfg.Transport); err != nil {
+		return err
+	}
+	warnSeparator(cfg, logger)
+	formatter, err := format.FindFormat(cfg.Format)
+	if err != nil {
+		return fmt.Errorf("-format %q: %w", cfg.Format, err)
+	}
+
+	// Bind the metrics port before opening the transport, so a busy port
+	// fails fast without touching Kafka or the flows file.
+	var httpLn net.Listener
+	if cfg.MetricsAddr != "" {
+		if httpLn, err = net.Listen("tcp", cfg.MetricsAddr); err != nil {
+			return fmt.Errorf("-addr %q: cannot listen for the metrics server: %w", cfg.MetricsAddr, err)
+		}
+	}
+	c := &collection{cfg: cfg, logger: logger, httpLn: httpLn, quit: make(chan struct{}), fatal: make(chan error, 1)}
+	defer c.stop()
+
+	transporter, err := transport.FindTransport(cfg.Transport)
+	if err != nil {
+		// Not kept for stop: a driver whose Init failed cannot be closed
+		// (the Kafka one would dereference its nil producer).
+		return fmt.Errorf("-transport %q: %w", cfg.Transport, err)
+	}
+	c.transporter = transporter
+	if c.producer, err = newProducer(); err != nil {
+		return err
+	}
+	events := NewEventWriter(cfg.Events)
+	rejecter := NewRejecter(events, logger)
+
+	for _, l := range listeners {
+		if err := c.startListener(l, formatter, rejecter); err != nil {
+			return err
+		}
+	}
+	c.wg.Add(1)
+	go func() {
+		defer c.wg.Done()
+		logTransportErrors(c.transporter, logger, utils.NewBatchMute(cfg.ErrInterval, cfg.ErrCount), c.quit)
+	}()
+	metricsAddr := c.serveHTTP()
+
+	c.collecting.Store(true)
+	logger.Info("collecting", slog.String("listen", cfg.Listen), slog.String("metrics_addr", metricsAddr))
+	if err := events.Ready(cfg.Listen, metricsAddr); err != nil {
+		return err
+	}
+
+	select {
+	case <-ctx.Done():
+		logger.Info("shutting down")
+		c.stop()
+		logger.Info("transport closed, collector stopped")
+		return nil
+	case err := <-c.fatal:
+		return err
+	}
+}
+
+// collection is what Run started, for stop to take down in order.
+type collection struct {
+	cfg          Config
+	logger       *slog.Logger
+	httpLn       net.Listener
+	httpSrv      *http.Server
+	transporter  *transport.Transport
+	producer     producer.ProducerInterface
+	receivers    []*utils.UDPReceiver
+	pipes        []utils.FlowPipe
+	netflowPipes []*utils.NetFlowPipe
+	collecting   atomic.Bool
+	wg           sync.WaitGroup
+	quit         chan struct{}
+	fatal        chan error
+	stopped      bool
+}
+
+func (c *collection) startListener(l Listener, formatter format.FormatInterface, rejecter *Rejecter) error {
+	llog := c.logger.With(
+		slog.String("scheme", l.Scheme), slog.String("hostname", l.Host), slog.Int("port", l.Port),
+		slog.Int("count", l.Sockets), slog.Int("workers", l.Workers),
+		slog.Bool("blocking", l.Blocking), slog.Int("queue_size", l.QueueSize))
+	llog.Info("starting collection")
+
+	recv, err := utils.NewUDPReceiver(&utils.UDPReceiverConfig{
+		Sockets:          l.Sockets,
+		Workers:          l.Workers,
+		QueueSize:        l.QueueSize,
+		Blocking:         l.Blocking,
+		ReceiverCallback: droppedReporter{rejecter: rejecter, next: metrics.NewReceiverMetric()},
+	})
+	if err != nil {
+		return fmt.Errorf("creating UDP receiver for %s://%s:%d: %w", l.Scheme, l.Host, l.Port, err)
+	}
+	pipeCfg := &utils.PipeConfig{
+		Format:           formatter,
+		Transport:        c.transporter,
+		Producer:         c.producer,
+		NetFlowTemplater: metrics.NewDefaultPromTemplateSystem, // template metrics, as stock goflow2
+	}
+	var p utils.FlowPipe
+	switch l.Scheme {
+	case "sflow":
+		p = utils.NewSFlowPipe(pipeCfg)
+	case "netflow":
+		nf := utils.NewNetFlowPipe(pipeCfg)
+		c.netflowPipes = append(c.netflowPipes, nf)
+		p = nf
+	case "flow":
+		auto := utils.NewFlowPipe(pipeCfg)
+		c.netflowPipes = append(c.netflowPipes, auto.NetFlowPipe)
+		p = auto
+	}
+	c.pipes = append(c.pipes, p)
+
+	decode := buildDecoder(l.Scheme, p.DecodeFlow, c.cfg.Strict, rejecter)
+	if err := recv.Start(l.Host, l.Port, decode); err != nil {
+		return fmt.Errorf("starting %s receiver on %s:%d: %w", l.Scheme, l.Host, l.Port, err)
+	}
+	c.receivers = append(c.receivers, recv)
+	c.wg.Add(1)
+	go func() {
+		defer c.wg.Done()
+		logReceiverErrors(recv, llog, utils.NewBatchMute(c.cfg.ErrInterval, c.cfg.ErrCount), c.quit)
+	}()
+	return nil
+}
+
+// serveHTTP starts goflow2's HTTP endpoints (only now: the templates
+// handler reads netflowPipes, complete by here) and returns the address.
+func (c *collection) serveHTTP() string {
+	if c.httpLn == nil {
+		return ""
+	}
+	mux := http.NewServeMux()
+	mux.Handle("/metrics", promhttp.Handler())
+	mux.HandleFunc("/__health", func(w http.ResponseWriter, _ *http.Request) {
+		if c.collecting.Load() {
+			w.WriteHeader(http.StatusOK)
+			_, _ = w.Write([]byte("OK\n"))
+			return
+		}
+		w.WriteHeader(http.StatusServiceUnavailable)
+		_, _ = w.Write([]byte("Not OK\n"))
+	})
+	if c.cfg.TemplatesPath != "" {
+		// One handler for all NetFlow listeners (stock goflow2 registers one
+		// per listener on the default mux and panics on the second).
+		mux.HandleFunc(c.cfg.TemplatesPath, func(w http.ResponseWriter, _ *http.Request) {
+			serveTemplates(w, c.netflowPipes, c.logger)
+		})
+	}
+	addr := c.httpLn.Addr().String()
+	c.httpSrv = &http.Server{Handler: mux, ReadHeaderTimeout: 5 * time.Second}
+	c.wg.Add(1)
+	go func() {
+		defer c.wg.Done()
+		if err := c.httpSrv.Serve(c.httpLn); err != nil && !errors.Is(err, http.ErrServerClosed) {
+			select {
+			case c.fatal <- fmt.Errorf("metrics HTTP server on %s: %w", addr, err):
+			default:
+			}
+		}
+	}()
+	return addr
+}
+
+// stop takes everything down in goflow2's order; safe to call twice.
+func (c *collection) stop() {
+	if c.stopped {
+		return
+	}
+	c.stopped = true
+	c.collecting.Store(false)
+	// Receivers first: Stop waits for the workers, so every datagram taken
+	// off a socket has been decoded or reported when it returns.
+	for _, recv := range c.receivers {
+		if err := recv.Stop(); err != nil {
+			c.logger.Error("error stopping receiver", slog.String("error", err.Error()))
+		}
+	}
+	for _, p := range c.pipes {
+		p.Close()
+	}
+	if c.producer != nil {
+		c.producer.Close()
+	}
+	if c.transporter != nil {
+		// Flushes Kafka / closes the flows file.
+		if err := c.transporter.Close(); err != nil {
+			c.logger.Error("error closing transport", slog.String("error", err.Error()))
+		}
+	}
+	if c.httpSrv != nil {
+		sctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		if err := c.httpSrv.Shutdown(sctx); err != nil {
+			c.logger.Error("error shutting down HTTP server", slog.String("error", err.Error()))
+		}
+		cancel()
+	} else if c.httpLn != nil {
+		_ = c.httpLn.Close()
+	}
+	close(c.quit)
+	c.wg.Wait()
+}
+
+// buildDecoder layers a pipe's DecodeFlow like stock goflow2 (panic
+// recovery, then Prometheus decoder metrics), with Cheetah's prechecks
+// (guard.go, strict.go) innermost and the rejected-datagram report outermost.
+func buildDecoder(scheme string, decode utils.DecoderFunc, strict bool, rejecter *Rejecter) utils.DecoderFunc {
+	decode = precheck(scheme, strict, decode)
+	decode = recoverPanics(decode)
+	decode = metrics.PromDecoderWrapper(decode, scheme)
+	return rejecter.WrapDecoder(scheme, decode)
+}
+
+// checkStdoutIsFree refuses the file transport writing flows to stdout,
+// which carries only event lines.
+func checkStdoutIsFree(transportName string) error {
+	if transportName != "file" {
+		return nil
+	}
+	f := flag.Lookup("transport.file")
+	if f == nil || f.Value.String() == "" {
+		return errors.New("-transport file needs -transport.file PATH: stdout is reserved for event lines (ready/rejected)")
+	}
+	return nil
+}
+
+// warnSeparator: goflow2's file transport appends -transport.file.sep
+// ("\n" by default) after each message, which corrupts a stream of
+// length-delimited bin messages.
+func warnSeparator(cfg Config, logger *slog.Logger) {
+	if cfg.Transport != "file" || cfg.Format != "bin" {
+		return
+	}
+	if f := flag.Lookup("transport.file.sep"); f != nil && f.Value.String() != "" {
+		logger.Warn("bin messages are length-delimited: a separator after each corrupts the file; use -transport.file.sep ''",
+			slog.String("transport.file.sep", f.Value.String()))
+	}
+}
+
+// newProducer builds goflow2's proto producer with the default mapping,
+// wrapped like stock goflow2 (panic recovery, Prometheus metrics).
+func newProducer() (producer.ProducerInterface, error) {
+	var noMapping *protoproducer.ProducerConfig // nil = goflow2's default mapping
+	compiled, err := noMapping.Compile()
+	if err != nil {
+		return nil, fmt.Errorf("compiling goflow2's default mapping: %w", err)
+	}
+	p, err := protoproducer.CreateProtoProducer(compiled, protoproducer.CreateSamplingSystem)
+	if err != nil {
+		return nil, fmt.Errorf("creating goflow2's proto producer: %w", err)
+	}
+	return metrics.WrapPromProducer(gfdebug.WrapPanicProducer(p)), nil
+}
+
+func serveTemplates(w http.ResponseWriter, pipes []*utils.NetFlowPipe, logger *slog.Logger) {
+	all := make(map[string]map[uint64]interface{})
+	for _, p := range pipes {
+		for router, templates := range p.GetTemplatesForAllSources() {
+			if all[router] == nil {
+				all[router] = make(map[uint64]interface{})
+			}
+			maps.Copy(all[router], templates)
+		}
+	}
+	body, err := json.MarshalIndent(all, "", "  ")
+	if err != nil {
+		logger.Error("error writing JSON body for templates", slog.String("error", err.Error()))
+		http.Error(w, "Internal Server Error", http.StatusInternalServerError)
+		return
+	}
+	w.Header().Set("Content-Type", "application/json")
+	_, _ = w.Write(body)
+}
+
+// logReceiverErrors logs decode errors as stock goflow2 does (muted in
+// bursts). The datagrams themselves were already reported by the Rejecter.
+func logReceiverErrors(recv *utils.UDPReceiver, logger *slog.Logger, bm *utils.BatchMute, quit <-chan struct{}) {
+	for {
+		select {
+		case <-quit:
+			return
+		case err := <-recv.Errors():
+			if errors.Is(err, net.ErrClosed) {
+				logger.Info("closed receiver")
+				continue
+			}
+			muted, skipped := bm.Increment()
+			switch {
+			case muted && skipped == 0:
+				logger.Warn("too many receiver messages, muting")
+			case !muted && skipped > 0:
+				logger.Warn("skipped receiver messages", slog.Int("count", skipped))
+			case !muted:
+				attrs := []any{slog.String("error", err.Error())}
+				var pErr *gfdebug.PanicErrorMessage
+				switch {
+				case errors.Is(err, netflow.ErrorTemplateNotFound):
+					logger.Warn("template error", attrs...)
+				case errors.As(err, &pErr):
+					attrs = append(attrs, slog.String("stacktrace", string(pErr.Stacktrace)))
+					logger.Error("intercepted panic", attrs...)
+				default:
+					logger.Error("error", attrs...)
+				}
+			}
+		}
+	}
+}
+
+// logTransportErrors drains asynchronous transport errors (Kafka).
+func logTransportErrors(t *transport.Transport, logger *slog.Logger, bm *utils.BatchMute, quit <-chan struct{}) {
+	var errs <-chan error
+	if src, ok := t.TransportDriver.(interface{ Errors() <-chan error }); ok {
+		errs = src.Errors()
+	}
+	for {
+		select {
+		case <-quit:
+			return
+		case err, ok := <-errs:
+			if !ok || err == nil {
+				return
+			}
+			muted, skipped := bm.Increment()
+			switch {
+			case muted && skipped == 0:
+				logger.Warn("too many transport errors, muting")
+			case !muted && skipped > 0:
+				logger.Warn("skipped transport errors", slog.Int("count", skipped))
+			case !muted:
+				logger.Error("transport error", slog.String("error", err.Error()))
+			}
+		}
+	}
+}
