@@ -1,0 +1,242 @@
+"""Command line: serve, query, migrate, wait, report (``--help`` on each)."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+from typing import Sequence
+
+from . import DEFAULT_MIGRATIONS_DIR, DEFAULT_QUERIES_DIR, DEFAULT_SCHEMAS_DIR, migrations
+from .clients import EngineClient, HttpClient, SqlClient
+from .embedded import EmbeddedEngine, EngineConfig, data_directory_owner
+from .errors import DataDirectoryLocked, QueryError, WarehouseError
+
+PROG = "python -m cheetah_warehouse"
+
+
+def _port(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a port number") from None
+    if not 0 <= value <= 65535:
+        raise argparse.ArgumentTypeError(f"{value} is not in 0..65535 (0 picks a free port)")
+    return value
+
+
+def _positive(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number") from None
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"{value:g} is negative")
+    return value
+
+
+def _add_kafka_options(parser: argparse.ArgumentParser, required: bool) -> None:
+    parser.add_argument(
+        "--kafka-brokers",
+        required=required,
+        metavar="HOST:PORT[,HOST:PORT]",
+        help="Kafka bootstrap servers the Kafka engine tables read from (template {{kafka_brokers}})",
+    )
+    parser.add_argument(
+        "--kafka-group-prefix",
+        metavar="PFX",
+        help="consumer group prefix; groups are PFX.flows, PFX.rejected, PFX.cheetahs, PFX.flowsets "
+        "(template {{kafka_group_prefix}}; default cheetah-warehouse)",
+    )
+    parser.add_argument(
+        "--kafka-flush-interval-ms",
+        metavar="MS",
+        help="longest a consumed batch waits before it is written (template {{kafka_flush_interval_ms}}; default 1000)",
+    )
+    parser.add_argument(
+        "--migrations", type=Path, default=DEFAULT_MIGRATIONS_DIR, metavar="DIR",
+        help=f"migrations directory (default {DEFAULT_MIGRATIONS_DIR})",
+    )
+
+
+def _add_schemas_option(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--schemas", type=Path, default=DEFAULT_SCHEMAS_DIR, metavar="DIR",
+        help=f"protobuf schemas root holding cheetah/v1/*.proto (default {DEFAULT_SCHEMAS_DIR})",
+    )
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog=PROG,
+        description="Cheetah's embedded warehouse: ClickHouse in-process (chdb), fed from Kafka, "
+        "served over the ClickHouse HTTP protocol on 127.0.0.1.",
+    )
+    sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+
+    serve = sub.add_parser(
+        "serve",
+        help="own a data directory: apply migrations, consume the result topics, serve HTTP",
+        description="Open DIR (one process owns it), apply pending migrations, consume the result topics "
+        "and answer ClickHouse HTTP on 127.0.0.1:PORT. Prints one line 'READY http://127.0.0.1:PORT' on "
+        "stdout when ready; SIGTERM or SIGINT stop it cleanly (exit 0).",
+    )
+    serve.add_argument("--data", type=Path, required=True, metavar="DIR", help="data directory (created if missing)")
+    serve.add_argument("--http-port", type=_port, required=True, metavar="PORT", help="HTTP port on 127.0.0.1; 0 picks a free one")
+    _add_kafka_options(serve, required=True)
+    _add_schemas_option(serve)
+    serve.add_argument(
+        "--log-level", default="warning", metavar="LEVEL",
+        help="engine log level for DIR/logs/warehouse.log (default warning; trace for Kafka debugging)",
+    )
+
+    query = sub.add_parser(
+        "query",
+        help="run one SQL statement and print the result",
+        description="Run SQL against a running warehouse (--url) or directly on a data directory that no "
+        "process owns (--data).",
+    )
+    target = query.add_mutually_exclusive_group(required=True)
+    target.add_argument("--url", metavar="URL", help="warehouse or ClickHouse HTTP URL, e.g. http://127.0.0.1:8123")
+    target.add_argument("--data", type=Path, metavar="DIR", help="data directory, when no serve owns it")
+    query.add_argument(
+        "--format", metavar="F",
+        help="output format (default PrettyCompact on a terminal, TabSeparated otherwise)",
+    )
+    _add_schemas_option(query)
+    query.add_argument("sql", metavar="SQL", help="the statement")
+
+    migrate = sub.add_parser(
+        "migrate",
+        help="apply pending migrations to a data directory or a ClickHouse server",
+        description="Apply clickhouse/migrations/NNNN_*.sql that schema_migrations does not list yet, "
+        "substituting the template variables. Running it again is a no-op.",
+    )
+    target = migrate.add_mutually_exclusive_group(required=True)
+    target.add_argument("--url", metavar="URL", help="ClickHouse HTTP URL (distributed mode)")
+    target.add_argument("--data", type=Path, metavar="DIR", help="data directory, when no serve owns it")
+    _add_kafka_options(migrate, required=False)
+    _add_schemas_option(migrate)
+
+    wait = sub.add_parser(
+        "wait",
+        help="poll a count query until it reaches N",
+        description="Run SQL every --interval seconds until its first value is at least N; progress on stderr. "
+        "Exit 0 when reached, 1 on timeout.",
+    )
+    wait.add_argument("--url", required=True, metavar="URL", help="warehouse HTTP URL")
+    wait.add_argument("--query", required=True, metavar="SQL", help="a query whose first column is a number")
+    wait.add_argument("--expect-at-least", type=_positive, required=True, metavar="N")
+    wait.add_argument("--timeout", type=_positive, required=True, metavar="S", help="seconds")
+    wait.add_argument("--interval", type=_positive, default=0.5, metavar="S", help="seconds between polls (default 0.5)")
+
+    report = sub.add_parser(
+        "report",
+        help="print the demo report: records, rejections, cheetahs, flowsets",
+        description="Print records in and rejected, cheetahs, flowsets by N and the flowset shape "
+        "(median, mean, 95th, 99th percentile, max of size, duration, rate) per site direction and overall.",
+    )
+    report.add_argument("--url", required=True, metavar="URL", help="warehouse or ClickHouse HTTP URL")
+    report.add_argument(
+        "--sites", type=Path, metavar="FILE",
+        help='JSON object site name -> list of CIDR prefixes, e.g. {"lab-a": ["198.18.0.0/17"]}',
+    )
+    report.add_argument(
+        "--queries", type=Path, default=DEFAULT_QUERIES_DIR, metavar="DIR",
+        help=f"report SQL directory (default {DEFAULT_QUERIES_DIR})",
+    )
+    return parser
+
+
+def _kafka_values(args: argparse.Namespace) -> dict[str, str | None]:
+    return {
+        "kafka_brokers": args.kafka_brokers,
+        "kafka_group_prefix": args.kafka_group_prefix,
+        "kafka_flush_interval_ms": args.kafka_flush_interval_ms,
+    }
+
+
+def _open_data_dir(data_dir: Path, schemas_dir: Path) -> EmbeddedEngine:
+    from .serve import running_url
+
+    if data_directory_owner(data_dir.resolve()):
+        url = running_url(data_dir.resolve())
+        hint = f" {url}" if url else ""
+        raise DataDirectoryLocked(f"data directory {data_dir} is owned by a running warehouse; use --url{hint}")
+    if not data_dir.is_dir():
+        raise WarehouseError(f"data directory {data_dir} does not exist; start `serve --data {data_dir}` first")
+    return EmbeddedEngine(EngineConfig(data_dir, schemas_dir)).open()
+
+
+def _run(args: argparse.Namespace) -> int:
+    if args.command == "serve":
+        from .serve import ServeConfig, serve
+
+        return serve(
+            ServeConfig(
+                data_dir=args.data,
+                schemas_dir=args.schemas,
+                migrations_dir=args.migrations,
+                http_port=args.http_port,
+                kafka_brokers=args.kafka_brokers,
+                kafka_group_prefix=args.kafka_group_prefix,
+                kafka_flush_interval_ms=args.kafka_flush_interval_ms,
+                log_level=args.log_level,
+            )
+        )
+
+    if args.command == "query":
+        if args.format is None:
+            args.format = "PrettyCompact" if sys.stdout.isatty() else "TabSeparated"
+        if args.url:
+            output = HttpClient(args.url).query(args.sql, args.format)
+        else:
+            with _open_data_dir(args.data, args.schemas) as engine:
+                output = engine.query(args.sql, args.format).data
+        sys.stdout.buffer.write(output)
+        sys.stdout.flush()
+        return 0
+
+    if args.command == "migrate":
+        if args.url:
+            migrations.apply(HttpClient(args.url), args.migrations, _kafka_values(args))
+        else:
+            args.data.mkdir(parents=True, exist_ok=True)
+            with _open_data_dir(args.data, args.schemas) as engine:
+                migrations.apply(EngineClient(engine), args.migrations, _kafka_values(args))
+        return 0
+
+    if args.command == "wait":
+        from .wait import wait_for_count
+
+        try:
+            wait_for_count(HttpClient(args.url, timeout_s=10), args.query, args.expect_at_least, args.timeout, args.interval)
+        except WarehouseError as exc:
+            print(f"error: {exc}", file=sys.stderr)
+            return 1
+        return 0
+
+    if args.command == "report":
+        from .report import QueryFiles, collect, render
+        from .sites import Sites, load_sites
+
+        sites = load_sites(args.sites) if args.sites else Sites()
+        client: SqlClient = HttpClient(args.url)
+        sys.stdout.write(render(collect(client, QueryFiles(args.queries), sites), client.describe()))
+        return 0
+
+    raise AssertionError(args.command)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    try:
+        return _run(args)
+    except QueryError as exc:
+        print(f"error: {exc.text}", file=sys.stderr)
+        return 2
+    except WarehouseError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    except BrokenPipeError:
+        return 0

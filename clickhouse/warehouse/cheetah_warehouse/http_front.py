@@ -1,0 +1,315 @@
+"""A minimal ClickHouse-HTTP-compatible front for the embedded engine.
+
+chdb cannot open listeners of its own, so the process that owns the data
+directory answers the ClickHouse HTTP protocol here, on 127.0.0.1 only, for
+the CLI, curl, clickhouse-connect and Superset. In distributed mode a
+ClickHouse server replaces this module entirely.
+
+Supported, as ClickHouse does it: the query from the ``query`` URL parameter
+and/or the POST body (parameter first, then a newline, then the body),
+``default_format`` (TabSeparated), ``database``, ``param_NAME`` query
+parameters, any other URL parameter as a setting for that query only,
+``GET /`` and ``GET /ping`` → ``Ok.``, gzip/deflate request bodies, chunked
+uploads, errors as HTTP 500 with ClickHouse's ``Code: N. DB::Exception: ...``
+text and ``X-ClickHouse-Exception-Code``, and the ``X-ClickHouse-Format``,
+``X-ClickHouse-Summary``, ``X-ClickHouse-Query-Id`` and ``X-ClickHouse-Timezone``
+headers. Not supported: sessions (``SET`` would leak into other requests; pass
+settings as URL parameters), GET-implies-readonly, response compression,
+progress headers, external data, users and quotas (the front binds loopback
+only and ignores credentials).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import threading
+import urllib.parse
+import uuid
+import zlib
+from http import HTTPStatus
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+
+from .embedded import EmbeddedEngine, QueryResult
+from .errors import QueryError, WarehouseError
+
+DEFAULT_FORMAT = "TabSeparated"
+
+# Client and protocol parameters that are not settings: used here or ignored.
+NOT_SETTINGS = frozenset(
+    {
+        "query",
+        "database",
+        "default_format",
+        "user",
+        "password",
+        "quota_key",
+        "role",
+        "session_id",
+        "session_timeout",
+        "session_check",
+        "query_id",
+        "compress",
+        "decompress",
+        "wait_end_of_query",
+        "buffer_size",
+        "stacktrace",
+        "client_protocol_version",
+        "readonly",  # cannot be lifted again within a query scope; the front is loopback-only
+    }
+)
+
+_TRAILING_FORMAT = re.compile(r"\bFORMAT\s+([A-Za-z][A-Za-z0-9_]*)\s*;?\s*$", re.IGNORECASE)
+
+_CONTENT_TYPES = {
+    "tabseparated": "text/tab-separated-values; charset=UTF-8",
+    "tsv": "text/tab-separated-values; charset=UTF-8",
+    "csv": "text/csv; charset=UTF-8; header=absent",
+    "csvwithnames": "text/csv; charset=UTF-8; header=present",
+    "json": "application/json; charset=UTF-8",
+    "jsoncompact": "application/json; charset=UTF-8",
+    "jsoneachrow": "application/x-ndjson; charset=UTF-8",
+}
+
+
+def content_type_for(fmt: str) -> str:
+    key = fmt.lower()
+    if key in _CONTENT_TYPES:
+        return _CONTENT_TYPES[key]
+    if key.startswith(("tabseparated", "tsv")):
+        return "text/tab-separated-values; charset=UTF-8"
+    if key.startswith(("native", "rowbinary", "arrow", "parquet", "orc", "protobuf", "avro", "msgpack")):
+        return "application/octet-stream"
+    return "text/plain; charset=UTF-8"
+
+
+def compose_query(param: bytes, body: bytes) -> bytes:
+    """ClickHouse's rule: the ``query`` parameter, a newline, then the POST body."""
+    if param and body:
+        return param + b"\n" + body
+    return param or body
+
+
+# INSERT ... FORMAT name, then (after one whitespace) data that may be binary.
+_INSERT_WITH_DATA = re.compile(
+    rb"^\s*(INSERT\s+INTO\s+.*?)\s+FORMAT\s+([A-Za-z][A-Za-z0-9_]*)(?:[ \t]*\r?\n|[ \t]|$)",
+    re.IGNORECASE | re.DOTALL,
+)
+
+
+def split_insert(query: bytes) -> tuple[str, str, bytes] | None:
+    """``INSERT INTO t FORMAT F<ws>data`` -> (``INSERT INTO t``, F, data); None for other statements."""
+    match = _INSERT_WITH_DATA.match(query)
+    if match is None or b"\0" in match.group(1):
+        return None
+    try:
+        statement = match.group(1).decode("utf-8")
+    except UnicodeDecodeError:
+        return None
+    return statement, match.group(2).decode("ascii"), query[match.end() :]
+
+
+def split_params(params: list[tuple[str, str]]) -> tuple[dict[str, str], dict[str, str], dict[str, str]]:
+    """URL parameters → (protocol parameters, query parameters, settings)."""
+    protocol: dict[str, str] = {}
+    query_params: dict[str, str] = {}
+    settings: dict[str, str] = {}
+    for name, value in params:
+        if name.startswith("param_"):
+            query_params[name[len("param_") :]] = value
+        elif name in NOT_SETTINGS:
+            protocol[name] = value
+        else:
+            settings[name] = value
+    return protocol, query_params, settings
+
+
+class _Handler(BaseHTTPRequestHandler):
+    protocol_version = "HTTP/1.1"
+    server_version = "cheetah-warehouse"
+    server: "_Server"
+
+    def log_message(self, format: str, *args: Any) -> None:  # noqa: A002 - stdlib signature
+        pass  # the CLI's stdout carries READY only; requests are not logged
+
+    def do_GET(self) -> None:
+        self._handle(body=b"")
+
+    def do_POST(self) -> None:
+        try:
+            body = self._read_body()
+        except QueryError as exc:
+            self._send_error(exc)
+            return
+        self._handle(body=body)
+
+    def _read_body(self) -> bytes:
+        if self.headers.get("Transfer-Encoding", "").lower() == "chunked":
+            raw = self._read_chunked()
+        else:
+            length = int(self.headers.get("Content-Length") or 0)
+            raw = self.rfile.read(length) if length > 0 else b""
+        encoding = self.headers.get("Content-Encoding", "").lower().strip()
+        if encoding in ("", "identity"):
+            return raw
+        if encoding in ("gzip", "deflate"):
+            try:
+                return zlib.decompress(raw, wbits=47)  # 47: auto-detect gzip or zlib header
+            except zlib.error as exc:
+                raise QueryError(f"Code: 432. DB::Exception: Cannot decompress request body: {exc}. (UNKNOWN_CODEC)", 432)
+        raise QueryError(
+            f"Code: 432. DB::Exception: Content-Encoding '{encoding}' is not supported by the embedded warehouse "
+            "(gzip and deflate are); disable client compression, e.g. clickhouse-connect compress=False. "
+            "(UNKNOWN_CODEC)",
+            432,
+        )
+
+    def _read_chunked(self) -> bytes:
+        chunks: list[bytes] = []
+        while True:
+            line = self.rfile.readline().strip()
+            size = int(line.split(b";", 1)[0] or b"0", 16)
+            if size == 0:
+                while self.rfile.readline().strip():
+                    pass  # trailers
+                return b"".join(chunks)
+            chunks.append(self.rfile.read(size))
+            self.rfile.readline()
+
+    def _handle(self, body: bytes) -> None:
+        try:
+            self._answer(body)
+        except Exception as exc:  # noqa: BLE001 - a request must get an answer, never a dropped connection
+            self._send_error(QueryError(f"Code: 1001. DB::Exception: {type(exc).__name__}: {exc}. (STD_EXCEPTION)", 1001))
+
+    def _answer(self, body: bytes) -> None:
+        url = urllib.parse.urlsplit(self.path)
+        params = urllib.parse.parse_qsl(url.query, keep_blank_values=True)
+        protocol, query_params, settings = split_params(params)
+        query = compose_query(protocol.get("query", "").encode("utf-8"), body)
+        if url.path in ("/ping",) or (url.path == "/" and not query.strip()):
+            self._send(HTTPStatus.OK, b"Ok.\n", {"Content-Type": "text/html; charset=UTF-8"})
+            return
+        if url.path != "/":
+            self._send_error(
+                QueryError(f"Code: 1000. DB::Exception: No handler for path {url.path}; use / or /ping.", 1000),
+                status=HTTPStatus.NOT_FOUND,
+            )
+            return
+        fmt = protocol.get("default_format") or DEFAULT_FORMAT
+        query_id = protocol.get("query_id") or str(uuid.uuid4())
+        database = protocol.get("database")
+        engine = self.server.engine
+        insert = split_insert(query)
+        try:
+            if insert is not None:
+                statement, data_format, data = insert
+                result = engine.insert(statement, data_format, data, settings=settings, database=database)
+                actual_format = fmt
+            else:
+                try:
+                    sql = query.decode("utf-8")
+                except UnicodeDecodeError as exc:
+                    raise QueryError(f"Code: 36. DB::Exception: The query is not valid UTF-8 ({exc}). (BAD_ARGUMENTS)", 36) from None
+                result = engine.query(sql, fmt, params=query_params, settings=settings, database=database)
+                match = _TRAILING_FORMAT.search(sql)
+                actual_format = match.group(1) if match else fmt
+        except QueryError as exc:
+            self._send_error(exc, query_id=query_id)
+            return
+        except WarehouseError as exc:
+            self._send_error(QueryError.from_engine_text(str(exc)), query_id=query_id)
+            return
+        self._send(
+            HTTPStatus.OK,
+            result.data,
+            {
+                "Content-Type": content_type_for(actual_format),
+                "X-ClickHouse-Format": actual_format,
+                "X-ClickHouse-Query-Id": query_id,
+                "X-ClickHouse-Timezone": self.server.timezone,
+                "X-ClickHouse-Summary": _summary(result),
+            },
+        )
+
+    def _send_error(self, exc: QueryError, query_id: str = "", status: HTTPStatus = HTTPStatus.INTERNAL_SERVER_ERROR) -> None:
+        headers = {
+            "Content-Type": "text/plain; charset=UTF-8",
+            "X-ClickHouse-Exception-Code": str(exc.code),
+        }
+        if query_id:
+            headers["X-ClickHouse-Query-Id"] = query_id
+        self._send(status, (exc.text.rstrip("\n") + "\n").encode("utf-8"), headers)
+
+    def _send(self, status: HTTPStatus, payload: bytes, headers: dict[str, str]) -> None:
+        self.send_response(status)
+        for name, value in headers.items():
+            self.send_header(name, value)
+        self.send_header("Content-Length", str(len(payload)))
+        self.end_headers()
+        if self.command != "HEAD":
+            self.wfile.write(payload)
+
+
+def _summary(result: QueryResult) -> str:
+    return json.dumps(
+        {
+            "read_rows": str(result.rows_read),
+            "read_bytes": str(result.bytes_read),
+            "written_rows": str(result.rows_written),
+            "written_bytes": str(result.bytes_written),
+            "total_rows_to_read": str(result.rows_read),
+            "result_bytes": str(len(result.data)),
+            "elapsed_ns": str(int(result.elapsed_s * 1e9)),
+        },
+        separators=(",", ":"),
+    )
+
+
+class _Server(ThreadingHTTPServer):
+    daemon_threads = True
+    allow_reuse_address = True
+
+    def __init__(self, port: int, engine: EmbeddedEngine, timezone: str) -> None:
+        self.engine = engine
+        self.timezone = timezone
+        super().__init__(("127.0.0.1", port), _Handler)
+
+
+class HttpFront:
+    """Serves an open EmbeddedEngine on 127.0.0.1:port (0 picks a free port)."""
+
+    def __init__(self, engine: EmbeddedEngine, port: int) -> None:
+        self._engine = engine
+        self._requested_port = port
+        self._server: _Server | None = None
+        self._thread: threading.Thread | None = None
+
+    @property
+    def url(self) -> str:
+        if self._server is None:
+            raise WarehouseError("the HTTP front is not started")
+        return f"http://127.0.0.1:{self._server.server_address[1]}"
+
+    def start(self) -> "HttpFront":
+        timezone = self._engine.query("SELECT timezone()").data.decode().strip() or "UTC"
+        try:
+            self._server = _Server(self._requested_port, self._engine, timezone)
+        except OSError as exc:
+            raise WarehouseError(
+                f"cannot listen on 127.0.0.1:{self._requested_port}: {exc.strerror}; "
+                "pick another --http-port (0 chooses a free one)"
+            ) from None
+        self._thread = threading.Thread(target=self._server.serve_forever, name="http-front", daemon=True)
+        self._thread.start()
+        return self
+
+    def stop(self) -> None:
+        if self._server is not None:
+            self._server.shutdown()
+            self._server.server_close()
+            self._server = None
+        if self._thread is not None:
+            self._thread.join()
+            self._thread = None

@@ -1,0 +1,165 @@
+"""Result topics -> Kafka engine tables -> materialized views -> MergeTree, with a
+real Kafka 4.2.1 broker and a transactional (exactly-once) producer.
+
+Checks: committed records land with their types converted; an aborted
+transaction's records never do (read_committed); an undecodable record is kept
+in `rejected`; after a clean stop, records produced meanwhile arrive on restart
+exactly once (offsets were committed, the consumer group resumes), including
+when the broker list given on restart differs (the Kafka tables are retargeted).
+"""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+from typing import Any, Callable, Iterator
+
+import pytest
+
+from tests.cheetah_messages import address, load_messages
+from tests.kafka_broker import KafkaBroker, start_broker
+from tests.warehouse_process import sql, start_warehouse
+
+TOPICS = ("flows.v1", "flows.rejected.v1", "cheetahs.v1", "flowsets.v1")
+START_MS = int(time.time() * 1000) - 3_600_000  # an hour ago: inside every TTL
+
+
+@pytest.fixture(scope="module")
+def broker(tmp_path_factory: pytest.TempPathFactory) -> Iterator[KafkaBroker]:
+    from confluent_kafka.admin import AdminClient, NewTopic
+
+    started = start_broker(tmp_path_factory.mktemp("kafka"))
+    try:
+        admin = AdminClient({"bootstrap.servers": started.bootstrap})
+        for future in admin.create_topics([NewTopic(t, num_partitions=1, replication_factor=1) for t in TOPICS]).values():
+            future.result(timeout=30)
+        del admin  # its librdkafka threads must not outlive the broker
+        yield started
+    finally:
+        started.stop()
+
+
+@pytest.fixture(scope="module")
+def messages() -> dict[str, Any]:
+    return load_messages()
+
+
+def transactional_producer(bootstrap: str, transactional_id: str) -> Any:
+    from confluent_kafka import Producer
+
+    producer = Producer({"bootstrap.servers": bootstrap, "transactional.id": transactional_id, "linger.ms": 5})
+    producer.init_transactions(30)
+    return producer
+
+
+def wait_until(condition: Callable[[], bool], what: str, timeout: float = 60) -> None:
+    deadline = time.monotonic() + timeout
+    while not condition():
+        if time.monotonic() > deadline:
+            raise AssertionError(f"timed out after {timeout} s waiting for {what}")
+        time.sleep(0.2)
+
+
+def count(url: str, table_and_filter: str) -> int:
+    return int(sql(url, f"SELECT count() FROM {table_and_filter}"))
+
+
+def test_transactional_records_land_once_and_aborted_ones_never(
+    broker: KafkaBroker, messages: dict[str, Any], tmp_path: Path
+) -> None:
+    flow, rejected, event, flowset = (messages[n] for n in ("FlowRecord", "RejectedRecord", "CheetahEvent", "Flowset"))
+
+    def flow_record(i: int, size: int) -> bytes:
+        return flow(
+            exporter=address("192.0.2.1"), source=3, received_ms=START_MS + 500, start_ms=START_MS + i,
+            end_ms=START_MS + 60_000, src_addr=address("198.18.1.10"), dst_addr=address(f"198.18.2.{i}"),
+            src_port=5000 + i, dst_port=443, proto=6, bytes=size, packets=10, sampling_rate=1,
+        ).SerializeToString()
+
+    producer = transactional_producer(broker.bootstrap, "warehouse-test")
+    producer.begin_transaction()  # committed
+    for i in range(3):
+        producer.produce("flows.v1", flow_record(i, 1_000 + i))
+    producer.produce("flows.v1", b"\xff\xff\xff not a FlowRecord")
+    producer.produce("flows.rejected.v1", rejected(
+        stage="normalize", reason="inverted_times", detail="end_ms < start_ms", payload=b"\x00\x01",
+        exporter=address("192.0.2.1"), received_ms=START_MS, source_topic="flows.goflow2.v1", source_partition=0, source_offset=41,
+    ).SerializeToString())
+    for seq, kind in ((1, 1), (3, 3), (2, 2)):  # start, end, update: out of order on purpose
+        producer.produce("cheetahs.v1", event(
+            flow_id="f-1", type=kind, source=1, event_ms=START_MS + seq * 1000, seq=seq, src_addr=address("198.18.1.10"),
+            dst_addr=address("198.18.2.20"), start_ms=START_MS, end_ms=START_MS + seq * 1000, bytes=seq * 10**9, rate_bps=8e8,
+        ).SerializeToString())
+    producer.produce("cheetahs.v1", event(flow_id="f-2", type=1, source=2, event_ms=START_MS, seq=1, bytes=5 * 10**8).SerializeToString())
+    producer.produce("flowsets.v1", flowset(
+        flowset_id="s-1", src_addr=address("198.18.1.10"), dst_addr=address("198.18.2.20"), n_flows=2, single=False,
+        start_ms=START_MS, end_ms=START_MS + 20_000, bytes=3 * 10**9, duration_s=20.0, rate_bps=1.2e9,
+        member_flow_ids=["f-1", "f-2"], closed_ms=START_MS + 30_000,
+    ).SerializeToString())
+    producer.commit_transaction(30)
+
+    producer.begin_transaction()  # aborted: none of this may be stored
+    producer.produce("flows.v1", flow_record(9, 666))
+    producer.produce("cheetahs.v1", event(flow_id="f-aborted", type=1, source=1, event_ms=START_MS, seq=1).SerializeToString())
+    producer.produce("flowsets.v1", flowset(flowset_id="s-aborted", n_flows=1, single=True, closed_ms=START_MS).SerializeToString())
+    producer.flush(30)
+    producer.abort_transaction(30)
+
+    producer.begin_transaction()  # committed after the aborted one: once it is stored, the abort was passed
+    producer.produce("flows.v1", flow_record(7, 777))
+    producer.produce("flowsets.v1", flowset(flowset_id="s-2", n_flows=1, single=True, bytes=10**9, closed_ms=START_MS + 40_000).SerializeToString())
+    producer.commit_transaction(30)
+
+    data_dir = tmp_path / "data"
+    warehouse = start_warehouse(data_dir, brokers=broker.bootstrap, group_prefix="e2e")
+    try:
+        url = warehouse.url
+        wait_until(lambda: count(url, "flows WHERE bytes = 777") == 1 and count(url, "flowsets WHERE flowset_id = 's-2'") == 1,
+                   "the records committed after the aborted transaction")
+        wait_until(lambda: count(url, "rejected") >= 2 and count(url, "cheetahs FINAL") >= 2, "rejections and cheetahs")
+
+        assert count(url, "flows") == 4
+        assert count(url, "rejected") == 2
+        assert count(url, "cheetahs FINAL") == 2
+        assert count(url, "flowsets FINAL") == 2
+        assert count(url, "flows WHERE bytes = 666") == 0
+        assert count(url, "cheetahs WHERE flow_id = 'f-aborted'") == 0
+        assert count(url, "flowsets WHERE flowset_id = 's-aborted'") == 0
+
+        assert sql(url, "SELECT toString(exporter), source, received_at, start_at, toString(dst_addr), src_port, bytes "
+                        "FROM flows WHERE bytes = 1001") == (
+            "::ffff:192.0.2.1\tipfix\t"
+            + sql(url, f"SELECT fromUnixTimestamp64Milli({START_MS + 500}, 'UTC'), fromUnixTimestamp64Milli({START_MS + 1}, 'UTC')").strip()
+            + "\t::ffff:198.18.2.1\t5001\t1001\n"
+        )
+        assert sql(url, "SELECT type, source, seq, bytes, toString(src_addr) FROM cheetahs FINAL WHERE flow_id = 'f-1'") == (
+            "end\tnetflow\t3\t3000000000\t::ffff:198.18.1.10\n"
+        )
+        assert sql(url, "SELECT source FROM cheetahs FINAL WHERE flow_id = 'f-2'") == "probe\n"
+        assert sql(url, "SELECT n_flows, single, member_flow_ids, duration_s, rate_bps FROM flowsets FINAL WHERE flowset_id = 's-1'") == (
+            "2\tfalse\t['f-1','f-2']\t20\t1200000000\n"
+        )
+        assert sql(url, "SELECT stage, reason, hex(payload), toString(exporter), source_topic, source_offset "
+                        "FROM rejected WHERE stage = 'normalize'") == (
+            "normalize\tinverted_times\t0001\t::ffff:192.0.2.1\tflows.goflow2.v1\t41\n"
+        )
+        assert sql(url, "SELECT reason, source_topic, payload = unhex('FFFFFF') || ' not a FlowRecord' "
+                        "FROM rejected WHERE stage = 'warehouse'") == "undecodable_protobuf\tflows.v1\t1\n"
+    finally:
+        assert warehouse.stop() == 0, warehouse.stderr()
+
+    producer.begin_transaction()  # produced while the warehouse is down
+    producer.produce("flows.v1", flow_record(8, 888))
+    producer.commit_transaction(30)
+
+    # Same broker under another name: the Kafka tables are retargeted, the groups keep their offsets.
+    renamed = broker.bootstrap.replace("127.0.0.1", "localhost")
+    restarted = start_warehouse(data_dir, brokers=renamed, group_prefix="e2e")
+    try:
+        wait_until(lambda: count(restarted.url, "flows WHERE bytes = 888") == 1, "the record produced while stopped")
+        assert count(restarted.url, "flows") == 5  # nothing read twice
+        assert count(restarted.url, "rejected") == 2
+        assert f"kafka table flows_queue: brokers {broker.bootstrap} -> {renamed}" in restarted.stderr()
+    finally:
+        assert restarted.stop() == 0, restarted.stderr()
+        del producer

@@ -1,0 +1,152 @@
+"""Migration files, templates and the runner, on the embedded engine in-process."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+import pytest
+
+from cheetah_warehouse import DEFAULT_MIGRATIONS_DIR, migrations
+from cheetah_warehouse.clients import EngineClient
+from cheetah_warehouse.embedded import EmbeddedEngine
+from cheetah_warehouse.errors import WarehouseError
+from tests.warehouse_process import NO_BROKER
+
+VARIABLES = {"kafka_brokers": NO_BROKER, "kafka_group_prefix": "migrations-test"}
+
+
+def quiet(_: str) -> None:
+    pass
+RESULT_TABLES = {"flows": "MergeTree", "rejected": "MergeTree", "cheetahs": "ReplacingMergeTree", "flowsets": "ReplacingMergeTree"}
+TOPICS = {"flows": "flows.v1", "rejected": "flows.rejected.v1", "cheetahs": "cheetahs.v1", "flowsets": "flowsets.v1"}
+
+
+@pytest.fixture
+def client(engine: EmbeddedEngine, database: str) -> EngineClient:
+    return EngineClient(engine, database)
+
+
+def rows(client: EngineClient, statement: str) -> list[list[str]]:
+    text = client.query(statement, "TSVRaw").decode()
+    return [line.split("\t") for line in text.splitlines()]
+
+
+def test_files_are_ordered_and_numbered_with_room_between() -> None:
+    found = migrations.discover(DEFAULT_MIGRATIONS_DIR)
+    assert [m.name for m in found][:4] == ["0001_flows", "0002_rejected", "0003_cheetahs", "0004_flowsets"]
+
+
+def test_split_statements_ignores_semicolons_in_strings_and_comments() -> None:
+    text = """
+    -- a comment; with a semicolon
+    CREATE TABLE a (s String DEFAULT 'x;y') ENGINE = Memory;
+    /* block; comment */
+    SELECT 'it\\'s; fine', "we;ird", `col;umn`;
+    -- trailing comment only
+    """
+    statements = migrations.split_statements(text)
+    assert len(statements) == 2
+    assert statements[0].endswith("ENGINE = Memory")
+    assert "'it\\'s; fine'" in statements[1]
+
+
+def test_templates_are_substituted_and_checked() -> None:
+    migration = migrations.discover(DEFAULT_MIGRATIONS_DIR)[0]
+    rendered = migrations.render(migration, migrations.resolve_variables({"kafka_brokers": "k1:9092,k2:9092"}))
+    assert "kafka_broker_list = 'k1:9092,k2:9092'" in rendered
+    assert "kafka_group_name = 'cheetah-warehouse.flows'" in rendered  # default prefix
+    assert not migrations.TEMPLATE_VARIABLE.search(rendered)
+    with pytest.raises(WarehouseError, match=r"uses \{\{kafka_brokers\}\}, which has no value; pass --kafka-brokers"):
+        migrations.render(migration, migrations.resolve_variables({}))
+    with pytest.raises(WarehouseError, match="kafka_brokers = \"k1:9092'; DROP\" is not valid"):
+        migrations.resolve_variables({"kafka_brokers": "k1:9092'; DROP"})
+    with pytest.raises(WarehouseError, match="unknown template variable"):
+        migrations.resolve_variables({"kafka_topic": "x"})
+
+
+def test_apply_creates_tables_once_and_is_idempotent(client: EngineClient) -> None:
+    first = migrations.apply(client, DEFAULT_MIGRATIONS_DIR, VARIABLES, log=quiet)
+    assert [m.version for m in first] == [m.version for m in migrations.discover(DEFAULT_MIGRATIONS_DIR)]
+    assert migrations.apply(client, DEFAULT_MIGRATIONS_DIR, VARIABLES, log=quiet) == []
+    recorded = rows(client, "SELECT version, name FROM schema_migrations FINAL ORDER BY version")
+    assert recorded[:4] == [["1", "0001_flows"], ["2", "0002_rejected"], ["3", "0003_cheetahs"], ["4", "0004_flowsets"]]
+    assert rows(client, "SELECT count() FROM schema_migrations") == [[str(len(first))]]
+
+    tables = dict(rows(client, "SELECT name, engine FROM system.tables WHERE database = currentDatabase()"))
+    for table, family in RESULT_TABLES.items():
+        assert tables[table] == family
+        assert tables[f"{table}_queue"] == "Kafka"
+        assert tables[f"{table}_mv"] == "MaterializedView"
+
+
+def test_every_data_table_has_a_ttl_and_every_queue_reads_committed_protobuf(client: EngineClient, engine: EmbeddedEngine) -> None:
+    migrations.apply(client, DEFAULT_MIGRATIONS_DIR, VARIABLES, log=quiet)
+    definitions = dict(rows(client, "SELECT name, engine_full FROM system.tables WHERE database = currentDatabase()"))
+    ttl_days = {"flows": 30, "rejected": 90, "cheetahs": 400, "flowsets": 400}
+    for table, days in ttl_days.items():
+        assert "TTL toDateTime(" in definitions[table] and f"toIntervalDay({days})" in definitions[table], definitions[table]
+    for name, definition in definitions.items():
+        if "MergeTree" in definition and name != "schema_migrations":
+            assert " TTL " in definition, f"{name} has no TTL"
+    for table, topic in TOPICS.items():
+        queue = definitions[f"{table}_queue"]
+        assert f"kafka_topic_list = '{topic}'" in queue
+        assert "kafka_format = 'ProtobufSingle'" in queue
+        assert f"kafka_group_name = 'migrations-test.{table}'" in queue
+    config = (engine.config.data_dir / "cheetah-warehouse.xml").read_text()
+    assert "<isolation_level>read_committed</isolation_level>" in config
+
+
+def test_new_files_are_applied_after_old_ones(client: EngineClient, tmp_path: Path) -> None:
+    directory = tmp_path / "migrations"
+    directory.mkdir()
+    for path in sorted(DEFAULT_MIGRATIONS_DIR.glob("000[12]_*.sql")):
+        shutil.copy(path, directory)
+    assert [m.version for m in migrations.apply(client, directory, VARIABLES, log=quiet)] == [1, 2]
+    (directory / "0010_rollup.sql").write_text(
+        "CREATE TABLE IF NOT EXISTS bytes_per_day (day Date, bytes UInt64) ENGINE = SummingMergeTree "
+        "ORDER BY day TTL day + INTERVAL 400 DAY;\n"
+    )
+    assert [m.name for m in migrations.apply(client, directory, VARIABLES, log=quiet)] == ["0010_rollup"]
+    assert rows(client, "EXISTS TABLE bytes_per_day") == [["1"]]
+
+
+def test_an_applied_file_that_changed_is_reported_not_rerun(client: EngineClient, tmp_path: Path) -> None:
+    directory = tmp_path / "migrations"
+    directory.mkdir()
+    (directory / "0001_one.sql").write_text("CREATE TABLE IF NOT EXISTS one (a UInt8) ENGINE = Memory;")
+    migrations.apply(client, directory, VARIABLES, log=quiet)
+    (directory / "0001_one.sql").write_text("CREATE TABLE IF NOT EXISTS two (a UInt8) ENGINE = Memory;")
+    messages: list[str] = []
+    assert migrations.apply(client, directory, VARIABLES, log=messages.append) == []
+    assert any("0001_one.sql changed after it was applied" in m for m in messages)
+    assert rows(client, "EXISTS TABLE two") == [["0"]]
+
+
+def test_badly_named_or_failing_files_are_named_in_the_error(client: EngineClient, tmp_path: Path) -> None:
+    directory = tmp_path / "migrations"
+    directory.mkdir()
+    (directory / "1_bad.sql").write_text("SELECT 1;")
+    with pytest.raises(WarehouseError, match=r"1_bad.sql is not named NNNN_name.sql"):
+        migrations.apply(client, directory, VARIABLES, log=quiet)
+    (directory / "1_bad.sql").unlink()
+    (directory / "0001_broken.sql").write_text("CREATE TABLE broken (a UInt8) ENGINE = NoSuchEngine;")
+    with pytest.raises(WarehouseError, match=r"migration 0001_broken.sql failed at .*Code: 56"):
+        migrations.apply(client, directory, VARIABLES, log=quiet)
+    assert rows(client, "SELECT count() FROM schema_migrations") == [["0"]]
+
+
+def test_retarget_points_kafka_tables_at_new_brokers_and_keeps_views(client: EngineClient) -> None:
+    from cheetah_warehouse.kafka_retarget import retarget
+
+    migrations.apply(client, DEFAULT_MIGRATIONS_DIR, VARIABLES, log=quiet)
+    messages: list[str] = []
+    changed = retarget(client, "127.0.0.1:10", "another-prefix", log=messages.append)
+    assert changed == ["cheetahs_queue", "flows_queue", "flowsets_queue", "rejected_queue"]
+    assert f"kafka table flows_queue: brokers {NO_BROKER} -> 127.0.0.1:10" in messages
+    assert any("keeps consumer group 'migrations-test.flows'" in m for m in messages)
+    queues = dict(rows(client, "SELECT name, engine_full FROM system.tables WHERE database = currentDatabase() AND engine = 'Kafka'"))
+    assert all("kafka_broker_list = '127.0.0.1:10'" in ddl and "kafka_group_name = 'migrations-test." in ddl for ddl in queues.values())
+    views = rows(client, "SELECT arraySort(dependencies_table) FROM system.tables WHERE database = currentDatabase() AND name = 'flows_queue'")
+    assert views == [["['flows_mv','flows_undecodable_rejected_mv']"]]
+    assert retarget(client, "127.0.0.1:10", log=messages.append) == []
