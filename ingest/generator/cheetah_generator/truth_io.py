@@ -1,0 +1,87 @@
+"""Writes the ground truth: truth.json, cheetahs.csv and flowsets.csv (headers match `cheetah analyze`)."""
+
+from __future__ import annotations
+
+import csv
+import json
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+from .flows import ip_to_str
+from .truth import Cheetah, Flowset
+
+CHEETAH_COLUMNS = ("src", "dst", "src_port", "dst_port", "proto", "start_ms", "end_ms", "bytes", "peak_interval_bytes")
+FLOWSET_COLUMNS = ("src", "dst", "n_flows", "start_ms", "end_ms", "bytes", "duration_s", "rate_bps")
+
+
+def cheetah_row(c: Cheetah) -> dict[str, Any]:
+    return {
+        "src": ip_to_str(c.key.src),
+        "dst": ip_to_str(c.key.dst),
+        "src_port": c.key.src_port,
+        "dst_port": c.key.dst_port,
+        "proto": c.key.proto,
+        "start_ms": c.start_ms,
+        "end_ms": c.end_ms,
+        "bytes": c.bytes,
+        "peak_interval_bytes": c.peak_interval_bytes,
+    }
+
+
+def flowset_row(s: Flowset) -> dict[str, Any]:
+    return {
+        "src": ip_to_str(s.src),
+        "dst": ip_to_str(s.dst),
+        "n_flows": s.n_flows,
+        "start_ms": s.start_ms,
+        "end_ms": s.end_ms,
+        "bytes": s.bytes,
+        "duration_s": s.duration_s,
+        "rate_bps": s.rate_bps,
+    }
+
+
+def truth_document(
+    params: Mapping[str, Any],
+    cheetahs: Sequence[Cheetah],
+    flowsets: Sequence[Flowset],
+    totals: Mapping[str, int | None],
+    extra: Mapping[str, Any] | None = None,
+) -> dict[str, Any]:
+    sets = []
+    for s in flowsets:
+        row = flowset_row(s)
+        # Extra key (not in the CSV): which cheetahs belong to the set.
+        row["members"] = [[m.key.src_port, m.key.dst_port, m.key.proto] for m in s.members]
+        sets.append(row)
+    return {
+        "params": dict(params),
+        "cheetahs": [cheetah_row(c) for c in cheetahs],
+        "flowsets": sets,
+        "totals": dict(totals),
+        **(extra or {}),
+    }
+
+
+def write_truth(
+    out_dir: Path,
+    params: Mapping[str, Any],
+    cheetahs: Sequence[Cheetah],
+    flowsets: Sequence[Flowset],
+    totals: Mapping[str, int | None],
+    extra: Mapping[str, Any] | None = None,
+) -> None:
+    out_dir.mkdir(parents=True, exist_ok=True)
+    doc = truth_document(params, cheetahs, flowsets, totals, extra)
+    (out_dir / "truth.json").write_text(json.dumps(doc, indent=1) + "\n")
+    _write_csv(out_dir / "cheetahs.csv", CHEETAH_COLUMNS, [cheetah_row(c) for c in cheetahs])
+    _write_csv(out_dir / "flowsets.csv", FLOWSET_COLUMNS, [flowset_row(s) for s in flowsets])
+
+
+def _write_csv(path: Path, columns: Sequence[str], rows: Sequence[Mapping[str, Any]]) -> None:
+    with path.open("w", newline="") as fh:
+        w = csv.DictWriter(fh, fieldnames=list(columns), lineterminator="\n")
+        w.writeheader()
+        for r in rows:
+            w.writerow({k: (repr(v) if isinstance(v, float) else v) for k, v in r.items()})
