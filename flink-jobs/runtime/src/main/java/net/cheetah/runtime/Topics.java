@@ -1,0 +1,130 @@
+package net.cheetah.runtime;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import org.apache.kafka.clients.admin.Admin;
+
+/** Every Kafka topic of ARCHITECTURE.md ("Kafka topics"), with partitions and retention. */
+public final class Topics {
+
+  public static final String FLOWS_GOFLOW2 = "flows.goflow2.v1";
+  public static final String FLOWS = "flows.v1";
+  public static final String FLOWS_REJECTED = "flows.rejected.v1";
+  public static final String PROBE_FLIGHTS = "probe.flights.v1";
+  public static final String PROBE_BINS = "probe.bins.v1";
+  public static final String PROBE_PACKETS = "probe.packets.v1";
+  public static final String SNMP_COUNTERS = "snmp.counters.v1";
+  public static final String TRANSFERS = "transfers.v1";
+  public static final String CHEETAHS = "cheetahs.v1";
+  public static final String FLOWSETS = "flowsets.v1";
+  public static final String LINKS_STATS = "links.stats.v1";
+  public static final String THRESHOLDS = "thresholds.v1";
+  public static final String REDIRECTS_COMMANDS = "redirects.commands.v1";
+  public static final String REDIRECTS_ACKS = "redirects.acks.v1";
+  public static final String THROUGHPUT = "throughput.v1";
+  public static final String ALERTS = "alerts.v1";
+
+  /** In the order of ARCHITECTURE.md. */
+  public static final List<String> ALL =
+      List.of(
+          FLOWS_GOFLOW2,
+          FLOWS,
+          FLOWS_REJECTED,
+          PROBE_FLIGHTS,
+          PROBE_BINS,
+          PROBE_PACKETS,
+          SNMP_COUNTERS,
+          TRANSFERS,
+          CHEETAHS,
+          FLOWSETS,
+          LINKS_STATS,
+          THRESHOLDS,
+          REDIRECTS_COMMANDS,
+          REDIRECTS_ACKS,
+          THROUGHPUT,
+          ALERTS);
+
+  /** Raw, per-flow or per-packet topics: the ones worth a second partition. */
+  public static final Set<String> HIGH_VOLUME =
+      Set.of(FLOWS_GOFLOW2, FLOWS, PROBE_FLIGHTS, PROBE_PACKETS);
+
+  /** Keyed by entity, only the latest value matters: compacted, never deleted by age. */
+  public static final Set<String> COMPACTED = Set.of(THRESHOLDS);
+
+  /**
+   * Partitions and retention.
+   *
+   * @param partitions partitions of ordinary topics
+   * @param highVolumePartitions partitions of {@link #HIGH_VOLUME} topics
+   * @param retention {@code retention.ms} of non-compacted topics
+   * @param retentionBytesPerPartition {@code retention.bytes} of non-compacted topics (-1: none)
+   */
+  public record Config(
+      int partitions,
+      int highVolumePartitions,
+      Duration retention,
+      long retentionBytesPerPartition) {
+
+    public Config {
+      if (partitions < 1 || highVolumePartitions < 1) {
+        throw new IllegalArgumentException("Topic partitions must be >= 1");
+      }
+      if (retention.isNegative() || retention.isZero()) {
+        throw new IllegalArgumentException("Topic retention must be > 0, got " + retention);
+      }
+      if (retentionBytesPerPartition < -1 || retentionBytesPerPartition == 0) {
+        throw new IllegalArgumentException("retention.bytes must be -1 or > 0");
+      }
+    }
+
+    /** One machine: 1 partition (2 for high-volume topics), 2 days or 1 GiB per partition. */
+    public static Config embedded() {
+      return new Config(1, 2, Duration.ofDays(2), 1L << 30);
+    }
+
+    public Config withPartitions(int ordinary, int highVolume) {
+      return new Config(ordinary, highVolume, retention, retentionBytesPerPartition);
+    }
+
+    public Config withRetention(Duration time, long bytesPerPartition) {
+      return new Config(partitions, highVolumePartitions, time, bytesPerPartition);
+    }
+  }
+
+  private final Config config;
+
+  public Topics(Config config) {
+    this.config = config;
+  }
+
+  /** One spec per topic of {@link #ALL}, in that order. */
+  public List<TopicSpec> specs() {
+    List<TopicSpec> specs = new ArrayList<>();
+    for (String name : ALL) {
+      int partitions =
+          HIGH_VOLUME.contains(name) ? config.highVolumePartitions() : config.partitions();
+      Map<String, String> topicConfig =
+          COMPACTED.contains(name)
+              ? Map.of("cleanup.policy", "compact")
+              : Map.of(
+                  "cleanup.policy", "delete",
+                  "retention.ms", String.valueOf(config.retention().toMillis()),
+                  "retention.bytes", String.valueOf(config.retentionBytesPerPartition()));
+      specs.add(new TopicSpec(name, partitions, topicConfig));
+    }
+    return specs;
+  }
+
+  /** Creates the missing topics on the embedded broker; returns the names it created. */
+  public Set<String> createAll(EmbeddedKafka kafka) {
+    return kafka.createTopics(specs());
+  }
+
+  /** Creates the missing topics on any cluster; returns the names it created. */
+  public Set<String> createAll(Admin admin, Duration timeout) {
+    return TopicCreator.createMissing(admin, specs(), timeout);
+  }
+}
