@@ -46,6 +46,7 @@ type Config struct {
 	Strict        bool          // -strict: refuse datagrams whose length fields lie (strict.go)
 	ErrCount      int           // -err.cnt: errors logged per interval before muting
 	ErrInterval   time.Duration // -err.int
+	KeyFields     []string      // -key: FlowMessage fields hashed into the message key (Kafka partitioning)
 	Events        io.Writer     // event lines (os.Stdout in the binary)
 	Logger        *slog.Logger  // logs (stderr in the binary)
 }
@@ -61,6 +62,7 @@ func DefaultConfig() Config {
 		Strict:        true,
 		ErrCount:      10,
 		ErrInterval:   10 * time.Second,
+		KeyFields:     []string{"sampler_address"},
 	}
 }
 
@@ -108,7 +110,7 @@ func Run(ctx context.Context, cfg Config) error {
 		return fmt.Errorf("-transport %q: %w", cfg.Transport, err)
 	}
 	c.transporter = transporter
-	if c.producer, err = newProducer(); err != nil {
+	if c.producer, err = newProducer(cfg.KeyFields); err != nil {
 		return err
 	}
 	events := NewEventWriter(cfg.Events)
@@ -327,10 +329,15 @@ func warnSeparator(cfg Config, logger *slog.Logger) {
 }
 
 // newProducer builds goflow2's proto producer with the default mapping,
-// wrapped like stock goflow2 (panic recovery, Prometheus metrics).
-func newProducer() (producer.ProducerInterface, error) {
-	var noMapping *protoproducer.ProducerConfig // nil = goflow2's default mapping
-	compiled, err := noMapping.Compile()
+// wrapped like stock goflow2 (panic recovery, Prometheus metrics). keyFields
+// become the message key (goflow2's formatter.key): keyed by exporter, each
+// exporter's flows stay in one Kafka partition, in order.
+func newProducer(keyFields []string) (producer.ProducerInterface, error) {
+	var mapping *protoproducer.ProducerConfig // nil = goflow2's default mapping
+	if len(keyFields) > 0 {
+		mapping = &protoproducer.ProducerConfig{Formatter: protoproducer.FormatterConfig{Key: keyFields}}
+	}
+	compiled, err := mapping.Compile()
 	if err != nil {
 		return nil, fmt.Errorf("compiling goflow2's default mapping: %w", err)
 	}

@@ -61,7 +61,7 @@ func newChain(t testing.TB, scheme string, strict bool, out *memTransport, logge
 	if err != nil {
 		t.Fatal(err)
 	}
-	prod, err := newProducer()
+	prod, err := newProducer(nil)
 	if err != nil {
 		t.Fatal(err)
 	}

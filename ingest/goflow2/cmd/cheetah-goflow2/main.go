@@ -37,10 +37,17 @@ func run() int {
 	flag.BoolVar(&cfg.Strict, "strict", def.Strict, "reject NetFlow v5/v9/IPFIX datagrams whose length fields disagree with their size (goflow2 decodes them silently)")
 	flag.IntVar(&cfg.ErrCount, "err.cnt", def.ErrCount, "Maximum errors per batch for muting")
 	flag.DurationVar(&cfg.ErrInterval, "err.int", def.ErrInterval, "Maximum errors interval for muting")
+	keys := flag.String("key", strings.Join(def.KeyFields, ","), "FlowMessage fields (comma-separated) hashed into the message key; with -transport.kafka.hashing they pick the Kafka partition (\"\" = no key)")
 	logLevel := flag.String("loglevel", "info", "Log level")
 	logFmt := flag.String("logfmt", "normal", "Log formatter (normal or json)")
 	showVersion := flag.Bool("v", false, "Print version")
 	flag.Parse()
+	cfg.KeyFields = nil
+	for _, k := range strings.Split(*keys, ",") {
+		if k = strings.TrimSpace(k); k != "" {
+			cfg.KeyFields = append(cfg.KeyFields, k)
+		}
+	}
 
 	if *showVersion {
 		fmt.Println("cheetah-goflow2 (goflow2 " + goflow2Version + ")")

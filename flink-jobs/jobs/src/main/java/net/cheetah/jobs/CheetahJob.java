@@ -1,20 +1,28 @@
 package net.cheetah.jobs;
 
 import java.nio.charset.StandardCharsets;
+import net.cheetah.analytics.CheetahEvent;
 import net.cheetah.analytics.Flow;
+import net.cheetah.analytics.Flowset;
 import net.cheetah.jobs.cheetah.CheetahPipeline;
 import net.cheetah.jobs.codec.Codec;
+import net.cheetah.jobs.codec.Decoders;
 import net.cheetah.jobs.flink.KafkaIO;
-import net.cheetah.jobs.flink.KafkaRecord;
 import net.cheetah.jobs.flink.KeyedBytes;
-import net.cheetah.schemas.v1.FlowRecord;
-import org.apache.flink.api.common.eventtime.WatermarkStrategy;
+import net.cheetah.jobs.flowset.FlowsetFunction;
 import org.apache.flink.api.common.typeinfo.TypeInformation;
 import org.apache.flink.streaming.api.datastream.DataStream;
+import org.apache.flink.streaming.api.datastream.SingleOutputStreamOperator;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
-import org.apache.flink.util.Collector;
 
-/** flows.v1 → cheetahs.v1: stitching and the interval rule. */
+/**
+ * flows.v1 → cheetahs.v1 and flowsets.v1: stitching and the interval rule, then parallel flowsets.
+ *
+ * <p>The flowset operator runs in this job, fed by the cheetah operator directly, so that its event
+ * time is the flow stream's: cheetah events are sparse, and a job reading only cheetahs.v1 would
+ * stall its clock (and never close the last flowsets) whenever no cheetah is active. It is also the
+ * exact graph `cheetah analyze` runs in batch.
+ */
 public final class CheetahJob {
   public static final String NAME = "cheetah-cheetahs";
 
@@ -23,19 +31,13 @@ public final class CheetahJob {
   public static void addTo(StreamExecutionEnvironment env, JobSettings s) {
     DataStream<Flow> flows =
         env.fromSource(
-                KafkaIO.source(s.bootstrap(), Topics.FLOWS, NAME),
-                WatermarkStrategy.noWatermarks(),
+                KafkaIO.source(s.bootstrap(), Topics.FLOWS, NAME, Decoders.flows()),
+                CheetahPipeline.flowWatermarks(s.detection()),
                 "flows.v1")
-            .uid("flows-source")
-            .flatMap(
-                (KafkaRecord r, Collector<Flow> out) ->
-                    out.collect(Codec.flow(FlowRecord.parseFrom(r.value()))))
-            .returns(TypeInformation.of(Flow.class))
-            .name("decode flows.v1")
-            .uid("decode-flows")
-            .assignTimestampsAndWatermarks(CheetahPipeline.flowWatermarks(s.detection()))
-            .uid("flow-watermarks");
-    CheetahPipeline.cheetahs(flows, s.detection())
+            .uid("flows-source");
+    SingleOutputStreamOperator<CheetahEvent> events =
+        CheetahPipeline.cheetahs(flows, s.detection());
+    events
         .map(
             e ->
                 new KeyedBytes(
@@ -43,8 +45,29 @@ public final class CheetahJob {
         .returns(TypeInformation.of(KeyedBytes.class))
         .name("encode cheetahs.v1")
         .uid("encode-cheetahs")
-        .sinkTo(KafkaIO.exactlyOnceSink(s.bootstrap(), Topics.CHEETAHS, NAME))
+        .sinkTo(KafkaIO.exactlyOnceSink(s.bootstrap(), Topics.CHEETAHS, NAME + "-cheetahs"))
         .name("cheetahs.v1")
         .uid("cheetahs-sink");
+    SingleOutputStreamOperator<Flowset> sets = CheetahPipeline.flowsets(events, s.detection());
+    sets.map(f -> new KeyedBytes(pairKey(f), Codec.toProto(f).toByteArray()))
+        .returns(TypeInformation.of(KeyedBytes.class))
+        .name("encode flowsets.v1")
+        .uid("encode-flowsets")
+        .sinkTo(KafkaIO.exactlyOnceSink(s.bootstrap(), Topics.FLOWSETS, NAME + "-flowsets"))
+        .name("flowsets.v1")
+        .uid("flowsets-sink");
+    // Late members are counted by FlowsetFunction (metric lateFlowsetMembers) and logged here.
+    sets.getSideOutput(FlowsetFunction.LATE)
+        .map(e -> "late flowset member " + e.flowId() + " (start " + e.startMs() + ")")
+        .name("late members")
+        .uid("late-members")
+        .print();
+  }
+
+  private static byte[] pairKey(Flowset f) {
+    byte[] k = new byte[32];
+    System.arraycopy(f.src().toBytes16(), 0, k, 0, 16);
+    System.arraycopy(f.dst().toBytes16(), 0, k, 16, 16);
+    return k;
   }
 }

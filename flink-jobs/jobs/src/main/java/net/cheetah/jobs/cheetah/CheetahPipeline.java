@@ -1,6 +1,5 @@
 package net.cheetah.jobs.cheetah;
 
-import java.time.Duration;
 import net.cheetah.analytics.CheetahEvent;
 import net.cheetah.analytics.Flow;
 import net.cheetah.analytics.FlowKey;
@@ -25,15 +24,7 @@ public final class CheetahPipeline {
   public static WatermarkStrategy<Flow> flowWatermarks(Detection d) {
     return WatermarkStrategy.<Flow>forGenerator(
             c -> new IdleAdvancingWatermarks<>(d.outOfOrdernessMs(), d.idleAdvanceMs()))
-        .withTimestampAssigner((f, ts) -> f.endMs())
-        .withIdleness(Duration.ofMillis(Math.max(1000, d.idleAdvanceMs())));
-  }
-
-  public static WatermarkStrategy<CheetahEvent> eventWatermarks(Detection d) {
-    return WatermarkStrategy.<CheetahEvent>forGenerator(
-            c -> new IdleAdvancingWatermarks<>(d.outOfOrdernessMs(), d.idleAdvanceMs()))
-        .withTimestampAssigner((e, ts) -> e.eventMs())
-        .withIdleness(Duration.ofMillis(Math.max(1000, d.idleAdvanceMs())));
+        .withTimestampAssigner((f, ts) -> f.endMs());
   }
 
   /** Flow records (with timestamps) → cheetah start/update/end events. */

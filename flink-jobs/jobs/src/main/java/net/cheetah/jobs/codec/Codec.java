@@ -67,45 +67,6 @@ public final class Codec {
         .build();
   }
 
-  /** Events of other detection sources or of an unknown type are not NetFlow cheetah events. */
-  public static java.util.Optional<CheetahEvent> fromProto(net.cheetah.schemas.v1.CheetahEvent p) {
-    CheetahEvent.Kind kind =
-        switch (p.getType()) {
-          case CHEETAH_EVENT_TYPE_START -> CheetahEvent.Kind.START;
-          case CHEETAH_EVENT_TYPE_UPDATE -> CheetahEvent.Kind.UPDATE;
-          case CHEETAH_EVENT_TYPE_END -> CheetahEvent.Kind.END;
-          default -> null;
-        };
-    if (kind == null || p.getSrcAddr().size() != 16 || p.getDstAddr().size() != 16) {
-      return java.util.Optional.empty();
-    }
-    Address exporter = p.getExporter().size() == 16 ? addr(p.getExporter()) : new Address(0, 0);
-    FlowKey k =
-        new FlowKey(
-            exporter,
-            addr(p.getSrcAddr()),
-            addr(p.getDstAddr()),
-            p.getSrcPort(),
-            p.getDstPort(),
-            p.getProto());
-    return java.util.Optional.of(
-        new CheetahEvent(
-            p.getFlowId(),
-            kind,
-            p.getEventMs(),
-            p.getSeq(),
-            k,
-            p.getStartMs(),
-            p.getEndMs(),
-            p.getBytes(),
-            p.getPackets(),
-            p.getPeakIntervalBytes(),
-            p.getPeakIntervalStartMs(),
-            p.getRecords(),
-            p.getSrcAs(),
-            p.getDstAs()));
-  }
-
   public static net.cheetah.schemas.v1.Flowset toProto(Flowset s) {
     return net.cheetah.schemas.v1.Flowset.newBuilder()
         .setFlowsetId(s.flowsetId())

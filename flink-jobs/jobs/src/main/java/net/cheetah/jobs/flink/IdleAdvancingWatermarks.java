@@ -7,7 +7,8 @@ import org.apache.flink.api.common.eventtime.WatermarkOutput;
 /**
  * Bounded out-of-orderness watermarks that keep moving when the input falls silent: after {@code
  * idleMs} of wall-clock silence, event time advances with the wall clock, so flows and flowsets of
- * a link that went quiet still end. {@code idleMs = 0} disables the advance.
+ * a link that went quiet still end. {@code idleMs = 0} disables the advance. Use it without Flink's
+ * withIdleness, which stops asking the generator once a split is idle.
  */
 public final class IdleAdvancingWatermarks<T> implements WatermarkGenerator<T> {
   private final long outOfOrdernessMs;
@@ -29,6 +30,8 @@ public final class IdleAdvancingWatermarks<T> implements WatermarkGenerator<T> {
   @Override
   public void onPeriodicEmit(WatermarkOutput out) {
     if (maxTs == Long.MIN_VALUE + 1) {
+      // A partition that has never had a record must not hold event time back.
+      out.markIdle();
       return;
     }
     long wm = maxTs - outOfOrdernessMs - 1;

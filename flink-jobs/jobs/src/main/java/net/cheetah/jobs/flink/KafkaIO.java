@@ -17,14 +17,24 @@ public final class KafkaIO {
 
   /** Reads committed records only (producers are transactional), from the earliest offset. */
   public static KafkaSource<KafkaRecord> source(String bootstrap, String topic, String groupId) {
-    return KafkaSource.<KafkaRecord>builder()
+    return source(bootstrap, topic, groupId, new RecordDeserializer());
+  }
+
+  /**
+   * A source that decodes in the reader, so that a WatermarkStrategy given to fromSource runs per
+   * partition: partitions become readable a transaction at a time and are read unevenly, so a
+   * watermark over their merged stream would run ahead of the slower one.
+   */
+  public static <T> KafkaSource<T> source(
+      String bootstrap, String topic, String groupId, KafkaRecordDeserializationSchema<T> decoder) {
+    return KafkaSource.<T>builder()
         .setBootstrapServers(bootstrap)
         .setTopics(topic)
         .setGroupId(groupId)
         .setStartingOffsets(OffsetsInitializer.earliest())
         .setProperty("isolation.level", "read_committed")
         .setProperty("partition.discovery.interval.ms", "10000")
-        .setDeserializer(new RecordDeserializer())
+        .setDeserializer(decoder)
         .build();
   }
 
