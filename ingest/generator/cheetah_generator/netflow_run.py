@@ -13,7 +13,8 @@ from .export import build_datagrams, exporter_identities
 from .pacing import Pace, Progress, SendStats, send_paced
 from .params import ExportParams, TruthParams, WorkloadParams
 from .scenario import Scenario, build_scenario
-from .truth_io import write_truth
+from .sites import make_sites
+from .truth_io import write_sites, write_truth
 
 
 @dataclass(frozen=True)
@@ -75,6 +76,7 @@ def run_netflow(
     totals = {"records": len(sc.records), "datagrams": len(datagrams), "flows": sc.exported_flows}
     if truth_dir is not None:
         write_truth(truth_dir, truth_params_doc(sc), sc.cheetahs, sc.flowsets, totals)
+        write_sites(truth_dir, make_sites(wp.sites))
     if log:
         log.write(
             f"workload seed {wp.seed}: {len(sc.flows)} flows, {totals['records']} records in "

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+
 import csv
 import json
 from collections.abc import Mapping, Sequence
@@ -9,6 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from .flows import ip_to_str
+from .sites import Site
 from .truth import Cheetah, Flowset
 
 CHEETAH_COLUMNS = ("src", "dst", "src_port", "dst_port", "proto", "start_ms", "end_ms", "bytes", "peak_interval_bytes")
@@ -77,6 +79,13 @@ def write_truth(
     (out_dir / "truth.json").write_text(json.dumps(doc, indent=1) + "\n")
     _write_csv(out_dir / "cheetahs.csv", CHEETAH_COLUMNS, [cheetah_row(c) for c in cheetahs])
     _write_csv(out_dir / "flowsets.csv", FLOWSET_COLUMNS, [flowset_row(s) for s in flowsets])
+
+
+def write_sites(out_dir: Path, sites: Sequence[Site]) -> None:
+    """sites.json in the warehouse report's format: site name -> list of CIDR prefixes."""
+    out_dir.mkdir(parents=True, exist_ok=True)
+    doc = {s.name: [s.cidr] for s in sites}
+    (out_dir / "sites.json").write_text(json.dumps(doc, indent=1) + "\n")
 
 
 def _write_csv(path: Path, columns: Sequence[str], rows: Sequence[Mapping[str, Any]]) -> None:

@@ -18,7 +18,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-GOFLOW2 = os.environ.get("GOFLOW2", "/root/go/bin/goflow2")
+# Stock goflow2 v2.2.6 as `./cheetah setup` installs it (GOFLOW2 overrides).
+GOFLOW2 = os.environ.get("GOFLOW2", str(Path(__file__).resolve().parents[3] / ".cheetah" / "bin" / "goflow2"))
 SOFTFLOWD = shutil.which("softflowd") or "/usr/sbin/softflowd"
 
 

@@ -48,6 +48,10 @@ def test_dry_run_writes_truth_files(tmp_path: Path) -> None:
     assert doc["params"]["H"] == 1_000_000_000 and doc["params"]["tau_ms"] == 10_000
     csv_rows = (tmp_path / "cheetahs.csv").read_text().splitlines()[1:]
     assert len(csv_rows) == len(doc["cheetahs"])
+    # The warehouse report's sites file: site-a is 198.18.1.0/24, site-b 198.18.2.0/24, ...
+    sites = json.loads((tmp_path / "sites.json").read_text())
+    assert list(sites)[:2] == ["site-a", "site-b"]
+    assert sites["site-a"] == ["198.18.1.0/24"] and sites["site-b"] == ["198.18.2.0/24"]
 
 
 def test_truth_options_are_used(tmp_path: Path) -> None:
