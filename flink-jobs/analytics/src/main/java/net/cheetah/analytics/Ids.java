@@ -19,12 +19,15 @@ public final class Ids {
     return hex(mix(h, startMs));
   }
 
-  /** A flowset: its pair and first member. */
+  /** A flowset: its pair and first member (any flow id form, not only this class's hex). */
   public static String flowsetId(Address src, Address dst, String firstMemberFlowId) {
     long h = mix(src.hi(), src.lo());
     h = mix(h, dst.hi());
     h = mix(h, dst.lo());
-    return hex(mix(h, Long.parseUnsignedLong(firstMemberFlowId, 16)));
+    for (int i = 0; i < firstMemberFlowId.length(); i++) {
+      h = mix(h, firstMemberFlowId.charAt(i));
+    }
+    return hex(h);
   }
 
   private static String hex(long v) {
