@@ -3,6 +3,8 @@ package net.cheetah.jobs.analyze;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
 import net.cheetah.analytics.CheetahEvent;
 import net.cheetah.analytics.Flow;
 import net.cheetah.analytics.Flowset;
@@ -17,6 +19,7 @@ import org.apache.flink.api.common.eventtime.WatermarkStrategy;
 import org.apache.flink.api.common.functions.OpenContext;
 import org.apache.flink.connector.file.src.FileSource;
 import org.apache.flink.connector.file.src.reader.TextLineInputFormat;
+import org.apache.flink.core.execution.JobClient;
 import org.apache.flink.streaming.api.datastream.DataStream;
 import org.apache.flink.streaming.api.datastream.SingleOutputStreamOperator;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
@@ -58,20 +61,29 @@ public final class AnalyzeJob {
         events.filter(e -> e.kind() == CheetahEvent.Kind.END).collectAsync();
     CloseableIterator<Flowset> sets = CheetahPipeline.flowsets(events, d).collectAsync();
     CloseableIterator<String> bad = flows.getSideOutput(REJECTED).collectAsync();
-    JobExecutionResult r = env.execute("cheetah-analyze");
-    List<CheetahEvent> c = drain(ends);
-    List<Flowset> f = drain(sets);
-    List<String> rej = drain(bad);
+    // Drain while the job runs: execute() would wait for the end, after which a local cluster is
+    // gone and the collect sinks could no longer hand over their last results.
+    // All three at once: each must be read before the job ends.
+    JobClient job = env.executeAsync("cheetah-analyze");
+    CompletableFuture<List<CheetahEvent>> c = drainAsync(ends);
+    CompletableFuture<List<Flowset>> f = drainAsync(sets);
+    CompletableFuture<List<String>> rej = drainAsync(bad);
+    JobExecutionResult r = job.getJobExecutionResult().get();
     Long records = r.getAccumulatorResult("records");
-    return new Result(c, f, records == null ? 0 : records, rej);
+    return new Result(c.get(), f.get(), records == null ? 0 : records, rej.get());
   }
 
-  private static <T> List<T> drain(CloseableIterator<T> it) throws Exception {
-    List<T> l = new ArrayList<>();
-    try (it) {
-      it.forEachRemaining(l::add);
-    }
-    return l;
+  private static <T> CompletableFuture<List<T>> drainAsync(CloseableIterator<T> it) {
+    return CompletableFuture.supplyAsync(
+        () -> {
+          List<T> l = new ArrayList<>();
+          try (it) {
+            it.forEachRemaining(l::add);
+          } catch (Exception e) {
+            throw new CompletionException(e);
+          }
+          return l;
+        });
   }
 
   static final class ParseFunction extends ProcessFunction<String, Flow> {
