@@ -98,6 +98,11 @@ final class BackfillCommand implements Callable<Integer> {
     p.put(ProducerConfig.COMPRESSION_TYPE_CONFIG, "lz4");
     p.put(ProducerConfig.LINGER_MS_CONFIG, "10");
     p.put(ProducerConfig.MAX_BLOCK_MS_CONFIG, "15000");
+    // Event time must stay in order within a partition even when a batch is retried (seen after
+    // resuming from a killed run: the broker refused the new producer's first sequences and the
+    // client re-sent them behind later batches, so downstream watermarks passed records early).
+    p.put(ProducerConfig.MAX_IN_FLIGHT_REQUESTS_PER_CONNECTION, "1");
+    p.put(ProducerConfig.BATCH_SIZE_CONFIG, Integer.toString(512 * 1024));
     long totalBytes = archives.stream().mapToLong(a -> sizeOf(a)).sum();
     Normalizer normalizer = new Normalizer("backfill");
     long[] counts = new long[3]; // sent, rejected, skipped (already sent)
