@@ -59,7 +59,7 @@ final class Progress implements AutoCloseable {
       }
     } else {
       int decile = (int) (frac * 10);
-      if (decile != lastDecile || last) {
+      if (decile != lastDecile || (last && decile != 10)) {
         lastDecile = decile;
         err.printf(
             Locale.ROOT,
