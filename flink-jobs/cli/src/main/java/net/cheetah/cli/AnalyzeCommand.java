@@ -15,6 +15,8 @@ import net.cheetah.jobs.analyze.AnalyzeCsv;
 import net.cheetah.jobs.analyze.AnalyzeJob;
 import net.cheetah.jobs.analyze.NfdumpDecoder;
 import net.cheetah.jobs.flink.Loopback;
+import net.cheetah.runtime.FlinkRest;
+import net.cheetah.runtime.FreePorts;
 import org.apache.flink.configuration.Configuration;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import picocli.CommandLine.Command;
@@ -69,9 +71,14 @@ final class AnalyzeCommand implements Callable<Integer> {
           Locale.ROOT,
           "analyze: running the cheetah and flowset operators (Flink batch, parallelism %d)...%n",
           parallelism);
+      int restPort = FreePorts.pick();
       StreamExecutionEnvironment env =
-          StreamExecutionEnvironment.createLocalEnvironment(parallelism, flinkConf());
-      AnalyzeJob.Result r = AnalyzeJob.run(env, text, cfg.detection());
+          StreamExecutionEnvironment.createLocalEnvironment(parallelism, flinkConf(restPort));
+      AnalyzeJob.Result r;
+      try (ProgressPoller poller =
+          new ProgressPoller("http://127.0.0.1:" + restPort, lines(text))) {
+        r = AnalyzeJob.run(env, text, cfg.detection());
+      }
       AnalyzeCsv.writeCheetahs(out.resolve("cheetahs.csv"), r.cheetahs());
       AnalyzeCsv.writeFlowsets(out.resolve("flowsets.csv"), r.flowsets());
       Path rejected = out.resolve("rejected.txt");
@@ -134,14 +141,74 @@ final class AnalyzeCommand implements Callable<Integer> {
     return text;
   }
 
-  static Configuration flinkConf() {
+  static Configuration flinkConf(int restPort) {
     Configuration c = Loopback.configuration();
-    c.setString("rest.port", "0");
+    c.setString("rest.port", Integer.toString(restPort));
     c.setString("taskmanager.memory.managed.size", "256m");
     return c;
   }
 
+  private static long lines(List<Path> files) throws IOException {
+    long n = 0;
+    byte[] buf = new byte[1 << 16];
+    for (Path f : files) {
+      try (var in = Files.newInputStream(f)) {
+        for (int k = in.read(buf); k > 0; k = in.read(buf)) {
+          for (int i = 0; i < k; i++) {
+            n += buf[i] == '\n' ? 1 : 0;
+          }
+        }
+      }
+    }
+    return n;
+  }
+
+  /**
+   * Shows how many flow records the job has read, from the local cluster's REST API, until closed.
+   * Batch execution reads and sorts all records first, then runs the operators: the bar covers the
+   * reading; the rest is reported when it finishes.
+   */
+  private static final class ProgressPoller implements AutoCloseable {
+    private final Thread thread;
+    private volatile boolean done;
+
+    ProgressPoller(String restUrl, long total) {
+      thread =
+          new Thread(
+              () -> {
+                FlinkRest rest = new FlinkRest(restUrl);
+                try (Progress bar = new Progress("reading flows", total, "records")) {
+                  while (!done) {
+                    try {
+                      List<String> jobs = rest.jobIds();
+                      if (!jobs.isEmpty()) {
+                        var vertices = rest.progress(jobs.get(0));
+                        if (!vertices.isEmpty()) {
+                          bar.set(Math.min(total, vertices.get(0).recordsOut()));
+                        }
+                      }
+                    } catch (IllegalStateException e) {
+                      // the cluster is starting or already gone; try again
+                    }
+                    java.util.concurrent.locks.LockSupport.parkNanos(300_000_000L);
+                  }
+                  bar.set(total);
+                }
+              },
+              "analyze-progress");
+      thread.setDaemon(true);
+      thread.start();
+    }
+
+    @Override
+    public void close() throws InterruptedException {
+      done = true;
+      thread.join(2000);
+    }
+  }
+
   private static void deleteTree(Path p) throws IOException {
+
     if (!Files.exists(p)) {
       return;
     }

@@ -1,12 +1,8 @@
 package net.cheetah.runtime;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
 import java.io.IOException;
 import java.net.URI;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
-import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -184,8 +180,7 @@ public final class EmbeddedFlink implements AutoCloseable {
   private final Config config;
   private MiniCluster miniCluster; // guarded by this
   private URI restUri;
-  private HttpClient http;
-  private final ObjectMapper json = new ObjectMapper();
+  private FlinkRest rest; // guarded by this
   private Duration startDuration = Duration.ZERO;
 
   /** Inert: nothing is written or bound until {@link #start()}. */
@@ -233,7 +228,7 @@ public final class EmbeddedFlink implements AutoCloseable {
           e);
     }
     miniCluster = starting;
-    http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
+    rest = new FlinkRest(restUrl());
     startDuration = Duration.ofNanos(System.nanoTime() - begin);
     LOG.info("Embedded Flink ready in {}, web UI {}", Durations.describe(startDuration), restUrl());
   }
@@ -470,20 +465,7 @@ public final class EmbeddedFlink implements AutoCloseable {
    * Config#metricsRefresh()}). Empty before the job's vertices are known.
    */
   public List<VertexProgress> progress(JobID jobId) {
-    JsonNode job = getJson("/jobs/" + jobId);
-    List<VertexProgress> vertices = new ArrayList<>();
-    for (JsonNode vertex : job.path("vertices")) {
-      JsonNode metrics = vertex.path("metrics");
-      vertices.add(
-          new VertexProgress(
-              vertex.path("id").asText(),
-              vertex.path("name").asText(),
-              vertex.path("parallelism").asInt(),
-              vertex.path("status").asText(),
-              metrics.path("read-records").asLong(0),
-              metrics.path("write-records").asLong(0)));
-    }
-    return vertices;
+    return rest().progress(jobId.toHexString());
   }
 
   /**
@@ -595,24 +577,13 @@ public final class EmbeddedFlink implements AutoCloseable {
         .orElse("");
   }
 
+  private synchronized FlinkRest rest() {
+    running();
+    return rest;
+  }
+
   private JsonNode getJson(String path) {
-    String url = restUrl() + path;
-    try {
-      HttpResponse<String> response =
-          http.send(
-              HttpRequest.newBuilder(URI.create(url)).timeout(CLIENT_TIMEOUT).GET().build(),
-              HttpResponse.BodyHandlers.ofString());
-      if (response.statusCode() != 200) {
-        throw new IllegalStateException(
-            "Flink REST " + url + " answered " + response.statusCode() + ": " + response.body());
-      }
-      return json.readTree(response.body());
-    } catch (IOException e) {
-      throw new IllegalStateException("Flink REST " + url + " failed: " + e.getMessage(), e);
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-      throw new IllegalStateException("Interrupted calling " + url, e);
-    }
+    return rest().get(path);
   }
 
   private static <T> T await(CompletableFuture<T> future, String what, String advice) {
