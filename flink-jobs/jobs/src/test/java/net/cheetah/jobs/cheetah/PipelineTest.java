@@ -11,8 +11,8 @@ import net.cheetah.analytics.Flow;
 import net.cheetah.analytics.FlowKey;
 import net.cheetah.analytics.Flowset;
 import net.cheetah.config.CheetahConfig.Detection;
+import net.cheetah.jobs.flink.Loopback;
 import org.apache.flink.api.common.RuntimeExecutionMode;
-import org.apache.flink.configuration.Configuration;
 import org.apache.flink.runtime.testutils.MiniClusterResourceConfiguration;
 import org.apache.flink.streaming.api.datastream.DataStream;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
@@ -27,27 +27,22 @@ import org.junit.jupiter.params.provider.EnumSource;
  * execution: both must give the hand-computed result.
  */
 class PipelineTest {
-  private static Configuration loopback() {
-    Configuration c = new Configuration();
-    c.setString("jobmanager.bind-host", "127.0.0.1");
-    c.setString("taskmanager.bind-host", "127.0.0.1");
-    c.setString("taskmanager.host", "127.0.0.1");
-    c.setString("rest.bind-address", "127.0.0.1");
-    c.setString("rest.address", "127.0.0.1");
-    return c;
-  }
-
   @RegisterExtension
   static final MiniClusterExtension FLINK =
       new MiniClusterExtension(
           new MiniClusterResourceConfiguration.Builder()
-              .setConfiguration(loopback())
+              .setConfiguration(Loopback.configuration())
               .setNumberTaskManagers(1)
               .setNumberSlotsPerTaskManager(2)
               .build());
 
-  /** H = 1000 B, I = 60 s, G = 30 s, τ = 10 s, lateness 60 s, active timeout 20 s. */
-  static final Detection D = new Detection(1000, 60_000, 30_000, 10_000, 60_000, 5_000, 0, 20_000);
+  /**
+   * H = 1000 B, I = 60 s, G = 30 s, τ = 10 s, lateness 60 s, active timeout 20 s. The input comes
+   * in reverse time order (up to 90 s apart), so the watermark bound is 200 s: a periodic watermark
+   * firing mid-input must not make the rest of it late.
+   */
+  static final Detection D =
+      new Detection(1000, 60_000, 30_000, 10_000, 60_000, 200_000, 0, 20_000);
 
   static final Address EXP = Address.parse("192.0.2.1");
   static final Address SRC = Address.parse("198.18.1.10");
@@ -80,6 +75,14 @@ class PipelineTest {
     return in;
   }
 
+  /** The hand-computed input, with timestamps, on a fresh environment in {@code mode}. */
+  private static DataStream<Flow> flows(RuntimeExecutionMode mode) {
+    StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment();
+    env.setRuntimeMode(mode);
+    env.setParallelism(2);
+    return env.fromData(input()).assignTimestampsAndWatermarks(CheetahPipeline.flowWatermarks(D));
+  }
+
   private static <T> List<T> collect(DataStream<T> s) throws Exception {
     List<T> out = new ArrayList<>();
     try (CloseableIterator<T> it = s.executeAndCollect()) {
@@ -93,11 +96,7 @@ class PipelineTest {
       value = RuntimeExecutionMode.class,
       names = {"STREAMING", "BATCH"})
   void cheetahEndsMatchTheHandComputedFlows(RuntimeExecutionMode mode) throws Exception {
-    StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment();
-    env.setRuntimeMode(mode);
-    env.setParallelism(2);
-    DataStream<Flow> flows =
-        env.fromData(input()).assignTimestampsAndWatermarks(CheetahPipeline.flowWatermarks(D));
+    DataStream<Flow> flows = flows(mode);
     List<CheetahEvent> ends =
         collect(CheetahPipeline.cheetahs(flows, D).filter(e -> e.kind() == CheetahEvent.Kind.END));
     ends.sort(Comparator.comparingInt(e -> e.key().srcPort()));
@@ -116,11 +115,7 @@ class PipelineTest {
       value = RuntimeExecutionMode.class,
       names = {"STREAMING", "BATCH"})
   void flowsetsMatchTheTauRule(RuntimeExecutionMode mode) throws Exception {
-    StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment();
-    env.setRuntimeMode(mode);
-    env.setParallelism(2);
-    DataStream<Flow> flows =
-        env.fromData(input()).assignTimestampsAndWatermarks(CheetahPipeline.flowWatermarks(D));
+    DataStream<Flow> flows = flows(mode);
     List<Flowset> sets = collect(CheetahPipeline.flowsets(CheetahPipeline.cheetahs(flows, D), D));
     sets.sort(Comparator.comparingLong(Flowset::startMs));
     assertThat(sets).hasSize(2);
