@@ -221,14 +221,20 @@ final class Stack implements AutoCloseable {
     collector.awaitLine(l -> l.contains("\"ready\""), Duration.ofSeconds(30));
   }
 
-  /** The collector prints one JSON line per datagram goflow2 could not decode. */
+  /**
+   * The collector prints one JSON line per datagram goflow2 could not decode. This runs on the
+   * thread draining the collector's stdout, so it never throws: a line it cannot read is logged.
+   */
   private void onCollectorLine(String line) {
-    Map<String, String> m;
     try {
-      m = FlatJson.parse(line);
-    } catch (IllegalArgumentException e) {
-      return;
+      publishRejected(line);
+    } catch (RuntimeException e) {
+      say.accept("unreadable line from goflow2 (" + e.getMessage() + "): " + line);
     }
+  }
+
+  private void publishRejected(String line) {
+    Map<String, String> m = FlatJson.parse(line);
     if (!"rejected".equals(m.get("event"))) {
       return;
     }

@@ -9,13 +9,18 @@ import org.apache.flink.connector.kafka.source.KafkaSource;
 import org.apache.flink.connector.kafka.source.enumerator.initializer.OffsetsInitializer;
 import org.apache.flink.connector.kafka.source.reader.deserializer.KafkaRecordDeserializationSchema;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.consumer.OffsetResetStrategy;
 import org.apache.kafka.clients.producer.ProducerRecord;
 
 /** Kafka sources and exactly-once sinks as every Cheetah job uses them. */
 public final class KafkaIO {
   private KafkaIO() {}
 
-  /** Reads committed records only (producers are transactional), from the earliest offset. */
+  /**
+   * Reads committed records only (producers are transactional). A job restored from a savepoint
+   * resumes from its offsets there; a job started without one resumes from its group's committed
+   * offsets (committed on checkpoints), and only a new group starts from the earliest record.
+   */
   public static KafkaSource<KafkaRecord> source(String bootstrap, String topic, String groupId) {
     return source(bootstrap, topic, groupId, new RecordDeserializer());
   }
@@ -31,7 +36,7 @@ public final class KafkaIO {
         .setBootstrapServers(bootstrap)
         .setTopics(topic)
         .setGroupId(groupId)
-        .setStartingOffsets(OffsetsInitializer.earliest())
+        .setStartingOffsets(OffsetsInitializer.committedOffsets(OffsetResetStrategy.EARLIEST))
         .setProperty("isolation.level", "read_committed")
         .setProperty("partition.discovery.interval.ms", "10000")
         .setDeserializer(decoder)
