@@ -333,11 +333,7 @@ func warnSeparator(cfg Config, logger *slog.Logger) {
 // become the message key (goflow2's formatter.key): keyed by exporter, each
 // exporter's flows stay in one Kafka partition, in order.
 func newProducer(keyFields []string) (producer.ProducerInterface, error) {
-	var mapping *protoproducer.ProducerConfig // nil = goflow2's default mapping
-	if len(keyFields) > 0 {
-		mapping = &protoproducer.ProducerConfig{Formatter: protoproducer.FormatterConfig{Key: keyFields}}
-	}
-	compiled, err := mapping.Compile()
+	compiled, err := producerMapping(keyFields).Compile()
 	if err != nil {
 		return nil, fmt.Errorf("compiling goflow2's default mapping: %w", err)
 	}
@@ -428,4 +424,33 @@ func logTransportErrors(t *transport.Transport, logger *slog.Logger, bm *utils.B
 			}
 		}
 	}
+}
+
+// V9 time fields that goflow2 v2.2.6 reads for IPFIX only: a NetFlow v9 record
+// timed by IEs 150-153 (nfreplay sends 152/153) gets the datagram's header time
+// as start and end, silently. They are copied into extra protobuf fields of the
+// bin output (numbers past goflow2's own, declared in schemas/goflow2/flow.proto)
+// for the normaliser to use.
+var v9TimeFields = []struct {
+	ie    uint16
+	name  string
+	index int32
+}{
+	{150, "v9_flow_start_seconds", 1150},
+	{151, "v9_flow_end_seconds", 1151},
+	{152, "v9_flow_start_milliseconds", 1152},
+	{153, "v9_flow_end_milliseconds", 1153},
+}
+
+// producerMapping is goflow2's default mapping plus the v9 time fields and
+// the message key.
+func producerMapping(keyFields []string) *protoproducer.ProducerConfig {
+	cfg := &protoproducer.ProducerConfig{Formatter: protoproducer.FormatterConfig{Key: keyFields}}
+	for _, f := range v9TimeFields {
+		cfg.Formatter.Protobuf = append(cfg.Formatter.Protobuf,
+			protoproducer.ProtobufFormatterConfig{Name: f.name, Index: f.index, Type: "varint"})
+		cfg.NetFlowV9.Mapping = append(cfg.NetFlowV9.Mapping,
+			protoproducer.NetFlowMapField{Type: f.ie, Destination: f.name})
+	}
+	return cfg
 }

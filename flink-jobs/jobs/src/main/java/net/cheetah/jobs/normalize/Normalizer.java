@@ -82,6 +82,7 @@ public final class Normalizer {
       Origin origin,
       Consumer<FlowRecord> accepted,
       Consumer<RejectedRecord> rejected) {
+    m = withV9Times(m);
     String problem = check(m);
     if (problem != null) {
       int colon = problem.indexOf(':');
@@ -118,6 +119,31 @@ public final class Normalizer {
             .setIpTos(m.getIpTos())
             .setEtype(m.getEtype())
             .build());
+  }
+
+  /**
+   * A NetFlow v9 record timed by IEs 150-153 carries its times in the collector's extra fields
+   * (schemas/goflow2/flow.proto); goflow2 itself put the datagram's header time in the ns fields.
+   */
+  static FlowMessage withV9Times(FlowMessage m) {
+    if (m.getType() != FlowMessage.FlowType.NETFLOW_V9) {
+      return m;
+    }
+    long start =
+        m.getV9FlowStartMilliseconds() > 0
+            ? m.getV9FlowStartMilliseconds()
+            : m.getV9FlowStartSeconds() * 1000;
+    long end =
+        m.getV9FlowEndMilliseconds() > 0
+            ? m.getV9FlowEndMilliseconds()
+            : m.getV9FlowEndSeconds() * 1000;
+    if (start == 0 && end == 0) {
+      return m;
+    }
+    return m.toBuilder()
+        .setTimeFlowStartNs(start * 1_000_000)
+        .setTimeFlowEndNs(end * 1_000_000)
+        .build();
   }
 
   /** Null when the message is a plausible flow, else "reason: detail". */

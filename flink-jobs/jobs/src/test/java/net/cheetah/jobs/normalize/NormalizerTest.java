@@ -158,6 +158,39 @@ class NormalizerTest {
   }
 
   @Test
+  void v9TimesFromInformationElements152And153WinOverTheHeaderTime() {
+    // goflow2 put the header time (T0 + 70 s) in both ns fields; the record said 1.5 s..9 s.
+    long header = (T0 + 70_000) * 1_000_000;
+    run(
+        valid()
+            .setTimeFlowStartNs(header)
+            .setTimeFlowEndNs(header)
+            .setV9FlowStartMilliseconds(T0 + 1_500)
+            .setV9FlowEndMilliseconds(T0 + 9_000)
+            .build());
+    assertThat(ok.get(0).getStartMs()).isEqualTo(T0 + 1_500);
+    assertThat(ok.get(0).getEndMs()).isEqualTo(T0 + 9_000);
+  }
+
+  @Test
+  void v9TimesInSecondsAreUsedWhenNoMillisecondsCame() {
+    run(valid().setV9FlowStartSeconds(T0 / 1000 + 2).setV9FlowEndSeconds(T0 / 1000 + 5).build());
+    assertThat(ok.get(0).getStartMs()).isEqualTo((T0 / 1000 + 2) * 1000);
+    assertThat(ok.get(0).getEndMs()).isEqualTo((T0 / 1000 + 5) * 1000);
+  }
+
+  @Test
+  void ipfixRecordsKeepGoflow2Times() {
+    run(
+        valid()
+            .setType(FlowMessage.FlowType.IPFIX)
+            .setV9FlowStartMilliseconds(1)
+            .setV9FlowEndMilliseconds(2)
+            .build());
+    assertThat(ok.get(0).getStartMs()).isEqualTo(T0);
+  }
+
+  @Test
   void ipv6FlowsAreAccepted() {
     byte[] a = Address.parse("2001:db8::1").toBytes16();
     byte[] b = Address.parse("2001:db8::2").toBytes16();
