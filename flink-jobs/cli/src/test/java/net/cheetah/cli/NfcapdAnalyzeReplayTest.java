@@ -67,6 +67,100 @@ class NfcapdAnalyzeReplayTest {
     run(9);
   }
 
+  /**
+   * `cheetah backfill` of the archive into a stack, killed (SIGKILL) after its first committed
+   * batch and run again: it resumes after the batches it committed, every record is stored exactly
+   * once (the killed run's open transaction stays invisible), and the results equal the truth.
+   */
+  @Test
+  void backfillKilledAndResumedStoresEachRecordOnceAndMatchesTheTruth() throws Exception {
+    Tools tools = EndToEnd.tools();
+    Path logs = dir.resolve("logs");
+    Path truth = dir.resolve("truth");
+    Path archive = dir.resolve("archive");
+    Files.createDirectories(archive);
+    capture(tools, EndToEnd.requireOnPath("nfcapd"), logs, truth, archive);
+    long records = Long.parseLong(totals(truth, "records"));
+    Path progress = dir.resolve("backfill.progress");
+    Map<String, String> sets = new java.util.LinkedHashMap<>(DETECTION);
+    CheetahConfig cfg = EndToEnd.config(sets);
+    try (Stack stack =
+        new Stack(cfg, tools, dir.resolve("stack"), true, s -> EndToEnd.say(TEST, s))) {
+      stack.start();
+      List<String> args =
+          List.of(
+              "backfill",
+              archive.toString(),
+              "--set",
+              "kafka.bootstrap=" + stack.bootstrap(),
+              "--state",
+              progress.toString(),
+              "--batch",
+              "500");
+      // First run in a child JVM, paced so that it is still sending when killed.
+      List<String> java =
+          new ArrayList<>(
+              List.of(
+                  Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+                  "-cp",
+                  System.getProperty("java.class.path"),
+                  Main.class.getName()));
+      java.addAll(args);
+      java.addAll(List.of("--rate", "1500"));
+      try (ChildProcess first =
+          EndToEnd.child(logs, "backfill-killed", java, Map.of("CHEETAH_NFDUMP", "nfdump"))) {
+        net.cheetah.runtime.Wait.until(
+            "the first backfill to commit a batch",
+            Duration.ofMinutes(2),
+            () -> Files.exists(progress) && !readProgress(progress).isEmpty());
+        ProcessHandle.of(first.pid()).ifPresent(ProcessHandle::destroyForcibly); // SIGKILL
+        first.awaitExit(Duration.ofSeconds(30));
+      }
+      long sentBeforeKill = readProgress(progress).values().iterator().next();
+      assertThat(sentBeforeKill)
+          .as("records committed before the kill")
+          .isBetween(500L, records - 1);
+      // Second run, in this JVM, to the end.
+      int rc =
+          new CommandLine(new BackfillCommand())
+              .execute(args.subList(1, args.size()).toArray(String[]::new));
+      assertThat(rc).as("resumed backfill exit code").isZero();
+      assertThat(readProgress(progress).values()).as("every archive marked done").containsOnly(-1L);
+      EndToEnd.Progress p =
+          EndToEnd.awaitStored(
+              stack,
+              tools,
+              records,
+              EndToEnd.dataRows(truth.resolve("cheetahs.csv")),
+              EndToEnd.dataRows(truth.resolve("flowsets.csv")),
+              Duration.ofMinutes(3));
+      WarehouseClient wh = new WarehouseClient(stack.warehouseUrl());
+      assertThat(p.flows())
+          .as("flow records stored of %d in the archive", records)
+          .isEqualTo(records);
+      assertThat(
+              wh.count(
+                  "SELECT uniqExact(exporter, src_addr, dst_addr, src_port, dst_port, proto, start_at)"
+                      + " FROM flows"))
+          .as("distinct flow records")
+          .isEqualTo(records);
+      assertTruth(
+          TruthCheck.read(truth.resolve("cheetahs.csv")),
+          EndToEnd.csv(tools, wh, "demo_cheetahs.sql"),
+          TruthCheck.read(truth.resolve("flowsets.csv")),
+          EndToEnd.csv(tools, wh, "demo_flowsets.sql"),
+          "backfill");
+    }
+  }
+
+  private static Map<String, Long> readProgress(Path f) {
+    try {
+      return BackfillCommand.readProgress(f);
+    } catch (java.io.IOException e) {
+      return Map.of();
+    }
+  }
+
   private void run(int replayVersion) throws Exception {
     long t0 = System.nanoTime();
     Tools tools = EndToEnd.tools();
@@ -77,85 +171,8 @@ class NfcapdAnalyzeReplayTest {
     Path archive = dir.resolve("archive");
     Files.createDirectories(archive);
 
-    // 1. The generator exports to a real nfcapd (23:50 yesterday: a transfer crosses midnight).
-    int port = EndToEnd.freeUdpPort();
-    try (ChildProcess capd =
-        EndToEnd.child(
-            logs,
-            "nfcapd",
-            List.of(
-                nfcapd.toString(),
-                "-b",
-                EndToEnd.LOOPBACK,
-                "-p",
-                Integer.toString(port),
-                "-w",
-                archive.toString(),
-                "-t",
-                "3600",
-                "-B",
-                "4194304",
-                "-s",
-                Integer.toString(-SAMPLING)),
-            Map.of("TZ", "UTC"))) {
-      capd.awaitStderrLine(l -> l.startsWith("Startup nfcapd"), Duration.ofSeconds(30));
-      EndToEnd.generator(
-          tools,
-          logs,
-          "netflow",
-          List.of(
-              "netflow",
-              "--target",
-              EndToEnd.LOOPBACK + ":" + port,
-              "--version",
-              "9",
-              "--sampling",
-              Integer.toString(SAMPLING),
-              "--active-timeout",
-              "4",
-              "--seed",
-              "7",
-              "--time-base",
-              Long.toString(EndToEnd.yesterdayAt(85_800_000L)),
-              "--span",
-              "1200",
-              "--margin",
-              "300",
-              "--mice-per-s",
-              "2",
-              "--realtime-flows",
-              "10",
-              "--transfers",
-              "8",
-              "--rate",
-              "4000",
-              "--truth",
-              truth.toString(),
-              "--quiet"));
-      capd.stop(); // SIGTERM: nfcapd writes its last block and renames nfcapd.current
-      assertThat(capd.exitCode()).as("nfcapd exit code").contains(0);
-    }
-    List<Path> files;
-    try (Stream<Path> s = Files.list(archive)) {
-      files =
-          s.filter(p -> p.getFileName().toString().matches("nfcapd\\.\\d{12}")).sorted().toList();
-    }
-    assertThat(files).as("nfcapd files in %s", archive).isNotEmpty();
+    List<Path> files = capture(tools, nfcapd, logs, truth, archive);
     long records = Long.parseLong(totals(truth, "records"));
-    long stored = 0;
-    for (Path f : files) {
-      String info =
-          EndToEnd.run(
-              logs,
-              "nfdump-I",
-              List.of("nfdump", "-I", "-r", f.toString()),
-              Map.of(),
-              Duration.ofMinutes(1));
-      Matcher m = Pattern.compile("(?m)^Flows: (\\d+)").matcher(info);
-      assertThat(m.find()).as("nfdump -I of %s", f).isTrue();
-      stored += Long.parseLong(m.group(1));
-    }
-    assertThat(stored).as("flow records nfcapd stored of %d sent", records).isEqualTo(records);
     if (replayVersion == 5) {
       String big =
           EndToEnd.run(
@@ -237,6 +254,93 @@ class NfcapdAnalyzeReplayTest {
       assertThat(rows(stFlowsets)).as("stored flowsets vs analyze").isEqualTo(rows(anFlowsets));
     }
     EndToEnd.say(TEST, String.format("passed in %.1f s", secs(t0)));
+  }
+
+  /**
+   * The generator exports to a real nfcapd (23:50 yesterday: a transfer crosses midnight); returns
+   * the archive's files after checking that nfcapd stored every record sent.
+   */
+  private static List<Path> capture(Tools tools, Path nfcapd, Path logs, Path truth, Path archive)
+      throws Exception {
+    int port = EndToEnd.freeUdpPort();
+    try (ChildProcess capd =
+        EndToEnd.child(
+            logs,
+            "nfcapd",
+            List.of(
+                nfcapd.toString(),
+                "-b",
+                EndToEnd.LOOPBACK,
+                "-p",
+                Integer.toString(port),
+                "-w",
+                archive.toString(),
+                "-t",
+                "3600",
+                "-B",
+                "4194304",
+                "-s",
+                Integer.toString(-SAMPLING)),
+            Map.of("TZ", "UTC"))) {
+      capd.awaitStderrLine(l -> l.startsWith("Startup nfcapd"), Duration.ofSeconds(30));
+      EndToEnd.generator(
+          tools,
+          logs,
+          "netflow",
+          List.of(
+              "netflow",
+              "--target",
+              EndToEnd.LOOPBACK + ":" + port,
+              "--version",
+              "9",
+              "--sampling",
+              Integer.toString(SAMPLING),
+              "--active-timeout",
+              "4",
+              "--seed",
+              "7",
+              "--time-base",
+              Long.toString(EndToEnd.yesterdayAt(85_800_000L)),
+              "--span",
+              "1200",
+              "--margin",
+              "300",
+              "--mice-per-s",
+              "2",
+              "--realtime-flows",
+              "10",
+              "--transfers",
+              "8",
+              "--rate",
+              "4000",
+              "--truth",
+              truth.toString(),
+              "--quiet"));
+      capd.stop(); // SIGTERM: nfcapd writes its last block and renames nfcapd.current
+      assertThat(capd.exitCode()).as("nfcapd exit code").contains(0);
+    }
+    List<Path> files;
+    try (Stream<Path> s = Files.list(archive)) {
+      files =
+          s.filter(p -> p.getFileName().toString().matches("nfcapd\\.\\d{12}")).sorted().toList();
+    }
+    assertThat(files).as("nfcapd files in %s", archive).isNotEmpty();
+    long records = Long.parseLong(totals(truth, "records"));
+    long stored = 0;
+    for (Path f : files) {
+      String info =
+          EndToEnd.run(
+              logs,
+              "nfdump-I",
+              List.of("nfdump", "-I", "-r", f.toString()),
+              Map.of(),
+              Duration.ofMinutes(1));
+      Matcher m = Pattern.compile("(?m)^Flows: (\\d+)").matcher(info);
+      assertThat(m.find()).as("nfdump -I of %s", f).isTrue();
+      stored += Long.parseLong(m.group(1));
+    }
+    assertThat(stored).as("flow records nfcapd stored of %d sent", records).isEqualTo(records);
+    return files;
   }
 
   private static void assertTruth(
