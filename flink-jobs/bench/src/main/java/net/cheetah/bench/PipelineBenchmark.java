@@ -1,12 +1,12 @@
 package net.cheetah.bench;
 
-import com.google.protobuf.ByteString;
-import java.io.ByteArrayOutputStream;
 import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Random;
+import java.util.Map;
+import java.util.OptionalLong;
 import java.util.concurrent.TimeUnit;
-import net.cheetah.analytics.Address;
 import net.cheetah.analytics.CheetahDetector;
 import net.cheetah.analytics.CheetahEvent;
 import net.cheetah.analytics.Flow;
@@ -17,8 +17,8 @@ import net.cheetah.analytics.StitchedFlow;
 import net.cheetah.config.CheetahConfig;
 import net.cheetah.config.CheetahConfig.Detection;
 import net.cheetah.jobs.codec.Codec;
+import net.cheetah.jobs.flowset.PairKey;
 import net.cheetah.jobs.normalize.Normalizer;
-import net.cheetah.schemas.goflow2.FlowMessage;
 import net.cheetah.schemas.v1.FlowRecord;
 import org.openjdk.jmh.annotations.Benchmark;
 import org.openjdk.jmh.annotations.BenchmarkMode;
@@ -34,131 +34,232 @@ import org.openjdk.jmh.annotations.Warmup;
 import org.openjdk.jmh.infra.Blackhole;
 
 /**
- * Per-core throughput of the hot paths, in flow records per second: decoding + normalising goflow2
- * messages, stitching + the interval rule, and flowset grouping. Run with {@code ./cheetah bench}.
+ * Per-core throughput of the hot paths on one thread, in flow records per second (flowset stage:
+ * cheetah events per second), over {@link SyntheticWorkload}'s research-site mix: decoding +
+ * normalising goflow2 messages, decoding flows.v1 + stitching + the interval rule, and flowset
+ * grouping. No Flink, no Kafka: the end-to-end figure is {@link EndToEndBenchmark}'s. Run with
+ * {@code flink-jobs/bench/run.sh jmh} (docs/BENCHMARKS.md).
  */
 @BenchmarkMode(Mode.Throughput)
 @OutputTimeUnit(TimeUnit.SECONDS)
-@Warmup(iterations = 2, time = 2)
+@Warmup(iterations = 2, time = 3)
 @Measurement(iterations = 3, time = 3)
-@Fork(1)
+@Fork(
+    value = 1,
+    jvmArgsAppend = {"-Xmx2g", "-XX:+UseParallelGC"})
 @State(Scope.Thread)
 public class PipelineBenchmark {
-  static final int N = 10_000;
+  /** Records per invocation: ~67 virtual seconds of the mix, 30,000 long flows' state included. */
+  static final int N = 100_000;
+
+  /** Cheetah events per invocation of {@link #flowsetPerEvent}. */
+  static final int EVENTS = 4_096;
+
   private final Detection detection = CheetahConfig.defaultConfig().detection();
   private byte[][] goflowValues;
+  private byte[][] flowsV1;
+  private FlowRecord[] records;
   private Flow[] flows;
-  private List<FlowsetMember> members;
+  private CheetahEvent[] events;
+  private List<FlowsetMember> sixteen;
   private Normalizer normalizer;
   private CheetahDetector detector;
   private FlowsetGrouper grouper;
 
   @Setup
   public void setup() throws Exception {
-    Random r = new Random(1);
-    goflowValues = new byte[N][];
-    flows = new Flow[N];
-    long t0 = 1_795_000_000_000L;
-    Address exporter = Address.parse("127.0.0.1");
-    for (int i = 0; i < N; i++) {
-      int flow = i % 500; // 500 concurrent flows, 20 records each (active-timeout splits)
-      long start = t0 + (i / 500) * 60_000L;
-      long bytes = 1_000_000L + r.nextInt(5_000_000);
-      FlowMessage m =
-          FlowMessage.newBuilder()
-              .setType(FlowMessage.FlowType.NETFLOW_V9)
-              .setSamplerAddress(ByteString.copyFrom(new byte[] {127, 0, 0, 1}))
-              .setTimeReceivedNs((start + 60_000) * 1_000_000)
-              .setTimeFlowStartNs(start * 1_000_000)
-              .setTimeFlowEndNs((start + 59_999) * 1_000_000)
-              .setSrcAddr(ByteString.copyFrom(new byte[] {(byte) 198, 18, 1, (byte) flow}))
-              .setDstAddr(ByteString.copyFrom(new byte[] {(byte) 198, 18, 2, (byte) (flow / 7)}))
-              .setEtype(0x0800)
-              .setProto(6)
-              .setSrcPort(40_000 + flow)
-              .setDstPort(2811)
-              .setBytes(bytes)
-              .setPackets(bytes / 1400)
-              .setSamplingRate(1)
-              .build();
-      ByteArrayOutputStream o = new ByteArrayOutputStream();
-      m.writeDelimitedTo(o);
-      goflowValues[i] = o.toByteArray();
-      flows[i] =
-          new Flow(
-              new FlowKey(
-                  exporter,
-                  Address.parse("198.18.1." + (flow % 250)),
-                  Address.parse("198.18.2." + (flow / 7)),
-                  40_000 + flow,
-                  2811,
-                  6),
-              start,
-              start + 59_999,
-              bytes * 1000,
-              bytes,
-              0,
-              0);
-    }
-    members = new ArrayList<>();
-    for (int i = 0; i < 16; i++) {
-      members.add(
-          new FlowsetMember(
-              Long.toHexString(i), t0 + i * 3_000L, t0 + 600_000, 1_000_000_000L, true, 0, 0));
-    }
     normalizer = new Normalizer("bench");
     detector = new CheetahDetector(detection);
     grouper = new FlowsetGrouper(detection.tauMs(), detection.flowsetLatenessMs());
+
+    List<SyntheticWorkload.Message> mix =
+        new SyntheticWorkload(SyntheticWorkload.Params.researchSite(1)).take(N);
+    goflowValues = new byte[N][];
+    flowsV1 = new byte[N][];
+    flows = new Flow[N];
+    records = new FlowRecord[N];
+    Normalizer.Origin o = new Normalizer.Origin("flows.goflow2.v1", 0, 0);
+    int[] accepted = {0};
+    for (int i = 0; i < N; i++) {
+      goflowValues[i] = mix.get(i).value();
+      normalizer.normalize(
+          goflowValues[i],
+          o,
+          f -> {
+            records[accepted[0]] = f;
+            flowsV1[accepted[0]] = f.toByteArray();
+            flows[accepted[0]++] = Codec.flow(f);
+          },
+          bad -> {
+            throw new IllegalStateException("the synthetic mix must be valid: " + bad);
+          });
+    }
+    int started = 0;
+    Map<FlowKey, StitchedFlow> state = new HashMap<>();
+    for (Flow f : flows) {
+      StitchedFlow s = state.get(f.key());
+      boolean wasCheetah = s != null && s.cheetah;
+      s = detector.onRecord(s, f, e -> {});
+      state.put(f.key(), s);
+      started += !wasCheetah && s.cheetah ? 1 : 0;
+    }
+    if (started == 0) {
+      throw new IllegalStateException("the mix has no cheetah: the detector path is not exercised");
+    }
+    events = cheetahEvents(EVENTS);
+
+    sixteen = new ArrayList<>();
+    long t0 = SyntheticWorkload.T0_MS;
+    for (int i = 0; i < 16; i++) {
+      sixteen.add(
+          new FlowsetMember(
+              Long.toHexString(i), t0 + i * 500L, t0 + 600_000, 1_000_000_000L, true, 0, 0));
+    }
   }
 
-  /** goflow2 bytes → validated, scaled flows.v1 record bytes. */
+  /** Cheetah events, in order, from the detector over the transfers-only mix. */
+  private CheetahEvent[] cheetahEvents(int n) {
+    List<CheetahEvent> out = new ArrayList<>(n);
+    Map<FlowKey, StitchedFlow> state = new HashMap<>();
+    SyntheticWorkload w = new SyntheticWorkload(SyntheticWorkload.Params.transfersOnly(2));
+    Normalizer.Origin o = new Normalizer.Origin("", 0, 0);
+    for (int batch = 0; out.size() < n; batch++) {
+      if (batch > 10_000) {
+        throw new IllegalStateException("the transfers-only mix yields too few cheetah events");
+      }
+      w.generate(
+          100,
+          m ->
+              normalizer.normalize(
+                  m.value(),
+                  o,
+                  rec -> {
+                    Flow f = Codec.flow(rec);
+                    state.put(f.key(), detector.onRecord(state.get(f.key()), f, out::add));
+                  },
+                  bad -> {}));
+    }
+    return out.subList(0, n).toArray(CheetahEvent[]::new);
+  }
+
+  /**
+   * What the normalize job does per goflow2 message: decode, validate, scale, encode flows.v1, and
+   * the Kafka key (NormalizeJob.NormalizeFunction, which decodes its own record again for the key's
+   * 5-tuple hash).
+   */
   @Benchmark
   @OperationsPerInvocation(N)
   public void normalize(Blackhole bh) {
     Normalizer.Origin o = new Normalizer.Origin("flows.goflow2.v1", 0, 0);
     for (byte[] v : goflowValues) {
-      normalizer.normalize(v, o, f -> bh.consume(f.toByteArray()), bh::consume);
+      normalizer.normalize(
+          v,
+          o,
+          f -> {
+            bh.consume(Codec.key(Codec.flow(f).key().tupleHash()));
+            bh.consume(f.toByteArray());
+          },
+          bh::consume);
     }
   }
 
-  /** flows.v1 bytes → Flow → stitching and the interval rule (500 flows, state per flow). */
+  /**
+   * The Kafka key of flows.v1 alone, as NormalizeFunction computes it: the FlowRecord decoded into
+   * a Flow again (three addresses) for its 5-tuple hash.
+   */
+  @Benchmark
+  @OperationsPerInvocation(N)
+  public void kafkaKey(Blackhole bh) {
+    for (FlowRecord f : records) {
+      bh.consume(Codec.key(Codec.flow(f).key().tupleHash()));
+    }
+  }
+
+  /** The Normalizer alone: goflow2 bytes → validated, scaled FlowRecord (not encoded). */
+  @Benchmark
+  @OperationsPerInvocation(N)
+  public void normalizeOnly(Blackhole bh) {
+    Normalizer.Origin o = new Normalizer.Origin("flows.goflow2.v1", 0, 0);
+    for (byte[] v : goflowValues) {
+      normalizer.normalize(v, o, bh::consume, bh::consume);
+    }
+  }
+
+  /**
+   * What the cheetah job's source and detector do per flows.v1 record: decode (Decoders.flows) and
+   * stitch + the interval rule, state per 5-tuple (here a HashMap, not Flink keyed state).
+   */
   @Benchmark
   @OperationsPerInvocation(N)
   public void decodeAndDetect(Blackhole bh) throws Exception {
-    java.util.HashMap<FlowKey, StitchedFlow> state = new java.util.HashMap<>();
-    for (Flow f : flows) {
-      FlowRecord rec =
-          FlowRecord.newBuilder()
-              .setExporter(Codec.addr(f.key().exporter()))
-              .setSrcAddr(Codec.addr(f.key().src()))
-              .setDstAddr(Codec.addr(f.key().dst()))
-              .setSrcPort(f.key().srcPort())
-              .setDstPort(f.key().dstPort())
-              .setProto(6)
-              .setStartMs(f.startMs())
-              .setEndMs(f.endMs())
-              .setBytes(f.bytes())
-              .setPackets(f.packets())
-              .build();
-      Flow decoded = Codec.flow(FlowRecord.parseFrom(rec.toByteArray()));
-      state.put(decoded.key(), detector.onRecord(state.get(decoded.key()), decoded, bh::consume));
+    Map<FlowKey, StitchedFlow> state = new HashMap<>();
+    for (byte[] v : flowsV1) {
+      Flow f = Codec.flow(FlowRecord.parseFrom(v));
+      state.put(f.key(), detector.onRecord(state.get(f.key()), f, bh::consume));
     }
+    bh.consume(state);
   }
 
   /** The pure detector alone on already-decoded records. */
   @Benchmark
   @OperationsPerInvocation(N)
   public void detect(Blackhole bh) {
-    java.util.HashMap<FlowKey, StitchedFlow> state = new java.util.HashMap<>();
+    Map<FlowKey, StitchedFlow> state = new HashMap<>();
     for (Flow f : flows) {
-      state.put(
-          f.key(), detector.onRecord(state.get(f.key()), f, (CheetahEvent e) -> bh.consume(e)));
+      state.put(f.key(), detector.onRecord(state.get(f.key()), f, bh::consume));
     }
+    bh.consume(state);
   }
 
-  /** Grouping a 16-member set by τ (done once per cheetah event of a pair). */
+  /**
+   * What the flowset operator does per cheetah event (FlowsetFunction): membership update, the τ
+   * grouping for its timers, and, when event time passes a group's close time, closing it (the
+   * timer's work), with state per (src, dst) pair. Event time is taken as the event's own time.
+   */
+  @Benchmark
+  @OperationsPerInvocation(EVENTS)
+  public void flowsetPerEvent(Blackhole bh) {
+    Map<PairKey, Map<String, FlowsetMember>> open = new HashMap<>();
+    Map<PairKey, Long> closedUpTo = new HashMap<>();
+    for (CheetahEvent e : events) {
+      PairKey k = new PairKey(e.key().src(), e.key().dst());
+      Map<String, FlowsetMember> members = open.computeIfAbsent(k, x -> new LinkedHashMap<>());
+      FlowsetMember m = FlowsetMember.of(e);
+      FlowsetMember known = members.get(e.flowId());
+      if (known == null) {
+        Long closed = closedUpTo.get(k);
+        if (grouper.isLate(
+            m.startMs(), closed == null ? OptionalLong.empty() : OptionalLong.of(closed))) {
+          bh.consume(e);
+          continue;
+        }
+      } else if (known.ended()) {
+        continue;
+      }
+      members.put(e.flowId(), m);
+      long next = Long.MAX_VALUE;
+      for (long t : grouper.closeTimes(new ArrayList<>(members.values()))) {
+        next = Math.min(next, t);
+      }
+      if (e.eventMs() >= next) {
+        for (List<FlowsetMember> g :
+            grouper.closable(new ArrayList<>(members.values()), e.eventMs())) {
+          bh.consume(FlowsetGrouper.toFlowset(k.src(), k.dst(), g, e.eventMs()));
+          closedUpTo.merge(k, g.get(g.size() - 1).startMs(), Math::max);
+          g.forEach(x -> members.remove(x.flowId()));
+        }
+      }
+    }
+    bh.consume(open);
+  }
+
+  /** Grouping a 16-member pair and building its flowset (a timer firing of one pair). */
   @Benchmark
   public void groupFlowset(Blackhole bh) {
-    bh.consume(grouper.closable(members, Long.MAX_VALUE));
+    for (List<FlowsetMember> g : grouper.closable(sixteen, Long.MAX_VALUE)) {
+      bh.consume(
+          FlowsetGrouper.toFlowset(
+              events[0].key().src(), events[0].key().dst(), g, Long.MAX_VALUE));
+    }
   }
 }

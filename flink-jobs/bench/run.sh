@@ -1,0 +1,240 @@
+#!/usr/bin/env bash
+# Cheetah benchmarks (docs/BENCHMARKS.md). Every figure is printed with the command that
+# reproduces it and the load average at the time it was taken.
+#
+#   flink-jobs/bench/run.sh jmh     [JMH args...]   pure cores on one thread (~2.5 min)
+#   flink-jobs/bench/run.sh e2e     [options...]    normalize + cheetah jobs in the MiniCluster,
+#                                                   1M records (~1.5 min; `e2e --help`)
+#   flink-jobs/bench/run.sh analyze [--runs N] [--rebuild-archive]
+#                                   `cheetah analyze` vs nfdump on one nfcapd archive (~2.5 min,
+#                                   + ~1.5 min once to build the archive in .cheetah/bench/)
+#   flink-jobs/bench/run.sh archive [--rebuild-archive]   only build (or reuse) that archive
+#   flink-jobs/bench/run.sh all     the three benchmarks, in that order
+#
+# stdout: `FIGURE name value` lines (and `SUMMARY e2e k=v ...`), each followed by the load
+# average and the command; progress goes to stderr. Needs the Maven build and the venv
+# (`./cheetah setup`); builds this module if its jar is missing. Exit status 0 when every
+# requested figure was measured.
+set -euo pipefail
+
+ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
+BENCH="$ROOT/flink-jobs/bench"
+CLI="$ROOT/flink-jobs/cli"
+STATE="$ROOT/.cheetah/bench"
+PY="$ROOT/.cheetah/venv/bin/python"
+ADD_OPENS=(
+  --add-opens=java.base/java.lang=ALL-UNNAMED --add-opens=java.base/java.util=ALL-UNNAMED
+  --add-opens=java.base/java.lang.reflect=ALL-UNNAMED --add-opens=java.base/java.io=ALL-UNNAMED
+  --add-opens=java.base/java.nio=ALL-UNNAMED --add-opens=java.base/sun.nio.ch=ALL-UNNAMED
+  --add-opens=java.base/java.net=ALL-UNNAMED --add-opens=java.base/java.text=ALL-UNNAMED
+  --add-opens=java.base/java.time=ALL-UNNAMED --add-opens=java.base/java.util.concurrent=ALL-UNNAMED
+  --add-opens=java.base/java.util.concurrent.atomic=ALL-UNNAMED
+  --add-opens=java.base/java.util.concurrent.locks=ALL-UNNAMED
+)
+# The same JVM flags as ./cheetah's run_java, so the figures are those of the real commands.
+JVM=(java "${ADD_OPENS[@]}" -Xmx4g -XX:+UseParallelGC)
+
+# The archive: the generator's research-site workload, scaled to >= 1 million flow records.
+# Changing any of these makes a new archive directory (the old one stays until deleted).
+ARCHIVE_SEED=1
+ARCHIVE_SPAN_S=7200
+ARCHIVE_MICE_PER_S=145
+ARCHIVE_TRANSFERS=200
+ARCHIVE_RATE=40000 # records/s sent to nfcapd (it keeps up with this on loopback, no drops)
+
+say() { printf '\033[1mbench:\033[0m %s\n' "$*" >&2; }
+die() { printf '\033[1;31mbench: error:\033[0m %s\n' "$*" >&2; exit 1; }
+load() { cut -d' ' -f1-3 /proc/loadavg; }
+# One figure: name, value, command. Machine-readable prefix, human-readable rest.
+figure() { printf 'FIGURE %-28s %s\n       load %s | %s\n' "$1" "$2" "$(load)" "$3"; }
+
+machine() {
+  printf 'machine: %s cores (nproc), %s, %s\n' "$(nproc)" \
+    "$(lscpu | sed -n 's/^Model name: *//p' | head -1)" "$(java -version 2>&1 | head -1)"
+  printf 'date: %s  load average: %s\n' "$(date -u +%Y-%m-%dT%H:%M:%SZ)" "$(load)"
+}
+
+bench_cp() {
+  local jar="$BENCH/target/cheetah-bench-0.1.0-SNAPSHOT.jar"
+  if [ ! -f "$jar" ] || [ ! -f "$BENCH/target/classpath.txt" ]; then
+    say "building the benchmark module"
+    (cd "$ROOT" && ./mvnw -q -B -o install -DskipTests -pl flink-jobs/bench) >&2 ||
+      die "building flink-jobs/bench failed; run ./cheetah setup first (it installs the other modules)"
+  fi
+  printf '%s:%s' "$(cat "$BENCH/target/classpath.txt")" "$jar"
+}
+
+# --- JMH ------------------------------------------------------------------------------------
+run_jmh() {
+  local cp; cp="$(bench_cp)"
+  local out; out="$(mktemp -d)"
+  local cmd=("${JVM[@]}" -cp "$cp" org.openjdk.jmh.Main PipelineBenchmark -rf json -rff "$out/jmh.json" "$@")
+  say "JMH: ${cmd[*]:0:3} ... org.openjdk.jmh.Main PipelineBenchmark $*"
+  machine
+  "${cmd[@]}"
+  "$PY" - "$out/jmh.json" <<'EOF'
+import json, sys
+per = {  # what one operation of each benchmark is, and how to read it
+    "normalize": "goflow2 msgs -> flows.v1 bytes + key (the normalize job's work per record)",
+    "kafkaKey": "flows.v1 record -> its Kafka key (part of normalize)",
+    "normalizeOnly": "goflow2 msgs -> flows.v1 records (no key, no encoding)",
+    "decodeAndDetect": "flows.v1 bytes -> decode -> stitch + interval rule (cheetah job, per record)",
+    "detect": "decoded flows -> stitch + interval rule (pure detector)",
+    "flowsetPerEvent": "cheetah events -> flowset membership + tau grouping (per event)",
+    "groupFlowset": "closable() on a 16-member pair (per timer firing)",
+}
+for r in json.load(open(sys.argv[1])):
+    name = r["benchmark"].rsplit(".", 1)[1]
+    m = r["primaryMetric"]
+    its = [x for fork in m["rawData"] for x in fork]
+    print(f"FIGURE jmh.{name:<20} {float(m['score']):>11,.0f} ops/s on 1 thread"
+          f" (iterations {min(its):,.0f}..{max(its):,.0f}) : {per.get(name, '')}")
+EOF
+  printf '       load %s | %s\n' "$(load)" "flink-jobs/bench/run.sh jmh $*"
+  rm -rf "$out"
+}
+
+# --- end to end -----------------------------------------------------------------------------
+run_e2e() {
+  local cp; cp="$(bench_cp)"
+  machine
+  say "end to end: normalize + cheetah jobs on an in-JVM broker and MiniCluster"
+  "${JVM[@]}" -Dlog4j2.configurationFile="$BENCH/log4j2-bench.xml" -cp "$cp" \
+    net.cheetah.bench.EndToEndBenchmark "$@"
+  printf '       load %s | %s\n' "$(load)" "flink-jobs/bench/run.sh e2e $*"
+}
+
+# --- the nfcapd archive ---------------------------------------------------------------------
+archive_dir() {
+  printf '%s/archive-s%s-span%s-mice%s-tr%s' "$STATE" "$ARCHIVE_SEED" "$ARCHIVE_SPAN_S" \
+    "$ARCHIVE_MICE_PER_S" "$ARCHIVE_TRANSFERS"
+}
+
+free_udp_port() {
+  "$PY" -c 'import socket; s=socket.socket(socket.AF_INET, socket.SOCK_DGRAM); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'
+}
+
+# Builds the archive unless a complete one exists: generator -> UDP -> nfcapd, paced, then
+# nfcapd stopped with SIGTERM (it flushes and closes the file). Checks nothing was dropped.
+build_archive() {
+  local dir; dir="$(archive_dir)"
+  if [ "${1:-}" != "--rebuild-archive" ] && [ -f "$dir/COMPLETE" ]; then
+    say "reusing the archive $dir ($(cat "$dir/COMPLETE"))"
+    return 0
+  fi
+  [ -x "$PY" ] || die "no Python venv at $PY: run ./cheetah setup"
+  command -v nfcapd >/dev/null || die "nfcapd is not installed: run ./cheetah setup (apt nfdump)"
+  rm -rf "$dir"
+  mkdir -p "$dir/flows" "$dir/truth"
+  local port; port="$(free_udp_port)"
+  say "building the archive in $dir (nfcapd on udp 127.0.0.1:$port; the generator needs ~2 min to model, then sends at $ARCHIVE_RATE records/s)"
+  nfcapd -b 127.0.0.1 -p "$port" -w "$dir/flows" -t 3600 -B 4194304 >"$dir/nfcapd.log" 2>&1 &
+  local nf=$!
+  # shellcheck disable=SC2064
+  trap "kill -TERM $nf 2>/dev/null || true" EXIT
+  local gen=(env PYTHONPATH="$ROOT/ingest/generator" "$PY" -m cheetah_generator netflow
+    --target "127.0.0.1:$port" --version 9 --seed "$ARCHIVE_SEED" --span "$ARCHIVE_SPAN_S"
+    --mice-per-s "$ARCHIVE_MICE_PER_S" --transfers "$ARCHIVE_TRANSFERS" --rate "$ARCHIVE_RATE"
+    --truth "$dir/truth")
+  printf '%s\n' "${gen[*]}" >"$dir/generator.cmd"
+  local t0=$SECONDS
+  "${gen[@]}" 2>"$dir/generator.log" || { tail -5 "$dir/generator.log" >&2; die "the generator failed"; }
+  sleep 1 # the last datagrams are in nfcapd's socket buffer; SIGTERM makes it drain and flush
+  kill -TERM "$nf"
+  wait "$nf" || true
+  trap - EXIT
+  local sent; sent="$(sed -n 's/^done: \([0-9]*\) records.*/\1/p' "$dir/generator.log" | tail -1)"
+  local got; got="$(nfdump -R "$dir/flows" -q -o 'fmt:%ts' | wc -l)"
+  [ -n "$sent" ] || die "cannot read the record count from $dir/generator.log"
+  if [ "$got" != "$sent" ]; then
+    die "nfcapd stored $got of $sent records (drops: lower ARCHIVE_RATE in $0); see $dir/nfcapd.log"
+  fi
+  printf '%s flow records, %s bytes, built in %s s\n' "$got" "$(du -sb "$dir/flows" | cut -f1)" \
+    "$((SECONDS - t0))" >"$dir/COMPLETE"
+  say "archive complete: $(cat "$dir/COMPLETE")"
+}
+
+# --- analyze vs nfdump ----------------------------------------------------------------------
+median() { sort -g | awk '{a[NR]=$1} END {print (NR % 2) ? a[(NR+1)/2] : (a[NR/2] + a[NR/2+1]) / 2}'; }
+# Runs a command with stdout discarded; prints "wall_s cpu_s" (cpu = user + sys of it and its
+# children). Fails, showing the command's stderr, when the command fails.
+timed() {
+  local err; err="$(mktemp)"
+  local TIMEFORMAT='%R %U %S' t
+  if ! t="$({ time "$@" >/dev/null 2>"$err"; } 2>&1)"; then
+    cat "$err" >&2; rm -f "$err"; return 1
+  fi
+  rm -f "$err"
+  awk '{printf "%.2f %.2f\n", $1, $2 + $3}' <<<"$t"
+}
+
+run_analyze() {
+  local runs=3 rebuild=""
+  while [ $# -gt 0 ]; do
+    case "$1" in
+      --runs) runs="$2"; shift 2 ;;
+      --rebuild-archive) rebuild="--rebuild-archive"; shift ;;
+      *) die "analyze: unknown option '$1' (--runs N, --rebuild-archive)" ;;
+    esac
+  done
+  build_archive $rebuild
+  local dir; dir="$(archive_dir)"
+  local flows="$dir/flows"
+  local records; records="$(cut -d' ' -f1 "$dir/COMPLETE")"
+  local files=("$flows"/nfcapd.*)
+  [ -f "$CLI/target/classpath.txt" ] || die "the CLI is not built: run ./cheetah setup"
+  local cli_cp; cli_cp="$(cat "$CLI/target/classpath.txt"):$(ls "$CLI"/target/cheetah-cli-*.jar | head -1)"
+  local out; out="$(mktemp -d)"
+  # What `./cheetah analyze` runs after its setup step (run_java in ./cheetah), verbatim.
+  local analyze=(env CHEETAH_NFDUMP="$(command -v nfdump)" "${JVM[@]}"
+    -Dlog4j2.configurationFile="$CLI/log4j2.xml" -cp "$cli_cp"
+    net.cheetah.cli.Main analyze --input "$flows" --out "$out/result")
+  local agg=(nfdump -R "$flows" -A srcip,dstip -q)
+  local csv=(nfdump -R "$flows" -q -o csv)
+  machine
+  say "analyze vs nfdump on $dir ($records flow records in ${#files[@]} file(s)), $runs runs each, interleaved"
+  local aw=() ac=() nw=() nc=() cw=() cc=() t
+  for i in $(seq 1 "$runs"); do
+    t="$(timed env TZ=UTC LC_ALL=C "${agg[@]}")"; nw+=("${t% *}"); nc+=("${t#* }")
+    t="$(timed env TZ=UTC LC_ALL=C "${csv[@]}")"; cw+=("${t% *}"); cc+=("${t#* }")
+    rm -rf "$out/result"
+    t="$(timed "${analyze[@]}")"; aw+=("${t% *}"); ac+=("${t#* }")
+    printf '       run %s: nfdump -A %s s (cpu %s), nfdump -o csv %s s (cpu %s), analyze %s s (cpu %s); load %s\n' \
+      "$i" "${nw[-1]}" "${nc[-1]}" "${cw[-1]}" "${cc[-1]}" "${aw[-1]}" "${ac[-1]}" "$(load)"
+  done
+  med() { printf '%s\n' "$@" | median; }
+  local a n c a_cpu n_cpu c_cpu
+  a="$(med "${aw[@]}")"; n="$(med "${nw[@]}")"; c="$(med "${cw[@]}")"
+  a_cpu="$(med "${ac[@]}")"; n_cpu="$(med "${nc[@]}")"; c_cpu="$(med "${cc[@]}")"
+  # analyze's own account of one more run: where its time goes (nfdump decode vs Flink).
+  rm -rf "$out/result"
+  local inner; inner="$("${analyze[@]}" 2>/dev/null | head -3 | tr -s ' \n' ' ')"
+  rate() { awk -v r="$records" -v s="$1" 'BEGIN {printf "%.0f", r / s}'; }
+  ratio() { awk -v a="$1" -v b="$2" 'BEGIN {printf "%.1f", a / b}'; }
+  figure "nfdump.aggregate" "$n s wall, $n_cpu s cpu (medians of $runs): $(rate "$n") records/s, $(rate "$n_cpu") per cpu-s" \
+    "${agg[*]} > /dev/null"
+  figure "nfdump.decode_csv" "$c s wall, $c_cpu s cpu (medians of $runs): $(rate "$c") records/s, $(rate "$c_cpu") per cpu-s" \
+    "${csv[*]} > /dev/null"
+  figure "analyze" "$a s wall, $a_cpu s cpu (medians of $runs): $(rate "$a") records/s, $(rate "$a_cpu") per cpu-s" \
+    "java ... net.cheetah.cli.Main analyze --input $flows --out DIR (./cheetah analyze minus its setup step)"
+  figure "ratio.analyze/nfdump-A" "$(ratio "$a" "$n") x the wall time, $(ratio "$a_cpu" "$n_cpu") x the cpu time" \
+    "flink-jobs/bench/run.sh analyze --runs $runs  (wall: analyze ${aw[*]}; nfdump -A ${nw[*]}; -o csv ${cw[*]})"
+  printf '       %s records in %s; analyze says: %s\n' "$records" "$flows" "$inner"
+  rm -rf "$out"
+}
+
+cmd="${1:-help}"
+shift || true
+case "$cmd" in
+  jmh) run_jmh "$@" ;;
+  e2e) run_e2e "$@" ;;
+  analyze) run_analyze "$@" ;;
+  archive) build_archive "$@" ;;
+  all)
+    run_jmh
+    run_e2e
+    run_analyze
+    ;;
+  help | -h | --help) sed -n '2,17p' "$0" | sed 's/^# \{0,1\}//' ;;
+  *) sed -n '2,17p' "$0" | sed 's/^# \{0,1\}//' >&2; die "unknown benchmark '$cmd'" ;;
+esac
