@@ -30,8 +30,12 @@ public final class IdleAdvancingWatermarks<T> implements WatermarkGenerator<T> {
   @Override
   public void onPeriodicEmit(WatermarkOutput out) {
     if (maxTs == Long.MIN_VALUE + 1) {
-      // A partition that has never had a record must not hold event time back.
-      out.markIdle();
+      // A partition that has never had a record holds event time back for the idle period (a
+      // backlog may be about to arrive on it: marking it idle at once let the partition read
+      // first drive event time alone, and the other's records came late), then stops holding.
+      if (System.currentTimeMillis() - lastEventWallMs > idleMs) {
+        out.markIdle();
+      }
       return;
     }
     long wm = maxTs - outOfOrdernessMs - 1;
