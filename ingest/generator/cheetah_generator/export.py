@@ -115,47 +115,28 @@ class _Encoder:
         for r in records:
             f = flows[r.flow_index]
             k = f.key
+            fields = dict(
+                bytes_=r.bytes,
+                packets=r.packets,
+                proto=k.proto,
+                tos=f.tos,
+                tcp_flags=r.tcp_flags,
+                src_port=k.src_port,
+                src=k.src,
+                dst_port=k.dst_port,
+                dst=k.dst,
+                src_as=f.src_as,
+                dst_as=f.dst_as,
+                in_if=f.in_if,
+                out_if=f.out_if,
+                first_ms=r.first_ms,
+                last_ms=r.last_ms,
+            )
+            # v9 times are sysUptime-relative, so its encoder also needs the exporter's boot time.
             if v9:
-                out.append(
-                    netflow_v9.flow_record(
-                        bytes_=r.bytes,
-                        packets=r.packets,
-                        proto=k.proto,
-                        tos=f.tos,
-                        tcp_flags=r.tcp_flags,
-                        src_port=k.src_port,
-                        src=k.src,
-                        dst_port=k.dst_port,
-                        dst=k.dst,
-                        src_as=f.src_as,
-                        dst_as=f.dst_as,
-                        in_if=f.in_if,
-                        out_if=f.out_if,
-                        first_ms=r.first_ms,
-                        last_ms=r.last_ms,
-                        boot_ms=self.ident.boot_ms,
-                    )
-                )
+                out.append(netflow_v9.flow_record(**fields, boot_ms=self.ident.boot_ms))
             else:
-                out.append(
-                    ipfix.flow_record(
-                        bytes_=r.bytes,
-                        packets=r.packets,
-                        proto=k.proto,
-                        tos=f.tos,
-                        tcp_flags=r.tcp_flags,
-                        src_port=k.src_port,
-                        src=k.src,
-                        dst_port=k.dst_port,
-                        dst=k.dst,
-                        src_as=f.src_as,
-                        dst_as=f.dst_as,
-                        in_if=f.in_if,
-                        out_if=f.out_if,
-                        first_ms=r.first_ms,
-                        last_ms=r.last_ms,
-                    )
-                )
+                out.append(ipfix.flow_record(**fields))
         raw = b"".join(out)
         return netflow_v9.flowset(FLOW_TEMPLATE_ID, raw) if v9 else ipfix.set_(FLOW_TEMPLATE_ID, raw)
 

@@ -2,7 +2,6 @@ package net.cheetah.cli;
 
 import java.io.IOException;
 import java.net.URI;
-import java.net.URLEncoder;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
@@ -40,9 +39,5 @@ final class WarehouseClient {
     } catch (NumberFormatException e) {
       throw new IOException("expected a number from '" + sql + "', got '" + s + "'");
     }
-  }
-
-  static String encode(String s) {
-    return URLEncoder.encode(s, StandardCharsets.UTF_8);
   }
 }
