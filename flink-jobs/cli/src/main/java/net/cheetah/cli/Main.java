@@ -15,7 +15,8 @@ import picocli.CommandLine.Command;
       AnalyzeCommand.class,
       BackfillCommand.class,
       SqlCommand.class,
-      ConfigCommand.class
+      ConfigCommand.class,
+      BrokerCommand.class
     })
 public final class Main {
   private Main() {}
