@@ -14,4 +14,5 @@ _CLICKHOUSE_DIR = Path(__file__).resolve().parents[2]
 
 DEFAULT_MIGRATIONS_DIR = _CLICKHOUSE_DIR / "migrations"
 DEFAULT_QUERIES_DIR = _CLICKHOUSE_DIR / "queries"
+DEFAULT_USERS_DIR = _CLICKHOUSE_DIR / "users.d"
 DEFAULT_SCHEMAS_DIR = _CLICKHOUSE_DIR.parent / "schemas"

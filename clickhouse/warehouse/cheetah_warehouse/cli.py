@@ -7,7 +7,7 @@ import sys
 from pathlib import Path
 from typing import Sequence
 
-from . import DEFAULT_MIGRATIONS_DIR, DEFAULT_QUERIES_DIR, DEFAULT_SCHEMAS_DIR, migrations
+from . import DEFAULT_MIGRATIONS_DIR, DEFAULT_QUERIES_DIR, DEFAULT_SCHEMAS_DIR, DEFAULT_USERS_DIR, migrations
 from .clients import EngineClient, HttpClient, SqlClient
 from .embedded import EmbeddedEngine, EngineConfig, data_directory_owner
 from .errors import DataDirectoryLocked, QueryError, WarehouseError
@@ -86,6 +86,10 @@ def build_parser() -> argparse.ArgumentParser:
     _add_kafka_options(serve, required=True)
     _add_schemas_option(serve)
     serve.add_argument(
+        "--users", type=Path, default=DEFAULT_USERS_DIR, metavar="DIR",
+        help=f"users.d directory: read-only users for dashboards (default {DEFAULT_USERS_DIR})",
+    )
+    serve.add_argument(
         "--log-level", default="warning", metavar="LEVEL",
         help="engine log level for DIR/logs/warehouse.log (default warning; trace for Kafka debugging)",
     )
@@ -129,6 +133,31 @@ def build_parser() -> argparse.ArgumentParser:
     wait.add_argument("--expect-at-least", type=_positive, required=True, metavar="N")
     wait.add_argument("--timeout", type=_positive, required=True, metavar="S", help="seconds")
     wait.add_argument("--interval", type=_positive, default=0.5, metavar="S", help="seconds between polls (default 0.5)")
+
+    sites = sub.add_parser(
+        "sites",
+        help="load the site prefixes (site_prefixes table and sites dictionary)",
+        description="Replace the site prefixes with FILE (the sites JSON the report takes: site name -> "
+        "list of CIDR prefixes), reload the `sites` dictionary and, unless --no-rebuild, recompute the "
+        "rollups that carry sites.",
+    )
+    target = sites.add_mutually_exclusive_group(required=True)
+    target.add_argument("--url", metavar="URL", help="warehouse or ClickHouse HTTP URL")
+    target.add_argument("--data", type=Path, metavar="DIR", help="data directory, when no serve owns it")
+    _add_schemas_option(sites)
+    sites.add_argument("file", type=Path, metavar="FILE", help='e.g. {"site-a": ["198.18.1.0/24"]}')
+    sites.add_argument("--no-rebuild", action="store_true", help="only load; rollups keep their old sites")
+
+    rollups = sub.add_parser(
+        "rebuild-rollups",
+        help="recompute every rollup from its source table",
+        description="Truncate each rollup table (flows_1m/1h/1d, link_load_*, link_stats_*, "
+        "flowsets_site_month) and refill it with its materialized view's own query over the source table.",
+    )
+    target = rollups.add_mutually_exclusive_group(required=True)
+    target.add_argument("--url", metavar="URL", help="warehouse or ClickHouse HTTP URL")
+    target.add_argument("--data", type=Path, metavar="DIR", help="data directory, when no serve owns it")
+    _add_schemas_option(rollups)
 
     report = sub.add_parser(
         "report",
@@ -182,6 +211,7 @@ def _run(args: argparse.Namespace) -> int:
                 kafka_group_prefix=args.kafka_group_prefix,
                 kafka_flush_interval_ms=args.kafka_flush_interval_ms,
                 log_level=args.log_level,
+                users_dir=args.users,
             )
         )
 
@@ -214,6 +244,26 @@ def _run(args: argparse.Namespace) -> int:
         except WarehouseError as exc:
             print(f"error: {exc}", file=sys.stderr)
             return 1
+        return 0
+
+    if args.command in ("sites", "rebuild-rollups"):
+        from .rollups import load_site_prefixes, rebuild
+        from .sites import load_sites
+
+        def act(client: SqlClient) -> None:
+            if args.command == "sites":
+                count = load_site_prefixes(client, load_sites(args.file))
+                print(f"loaded {count} prefixes from {args.file} into {client.describe()}", file=sys.stderr)
+                if args.no_rebuild:
+                    return
+            for table in rebuild(client):
+                print(f"rebuilt {table}", file=sys.stderr)
+
+        if args.url:
+            act(HttpClient(args.url))
+        else:
+            with _open_data_dir(args.data, args.schemas) as engine:
+                act(EngineClient(engine))
         return 0
 
     if args.command == "report":

@@ -62,6 +62,8 @@ class _State:
     conn: Any = None
     previous_cwd: str | None = None
     lock: threading.Lock = field(default_factory=threading.Lock)
+    # Restricted users' sessions: a connection each, with the user's settings fixed at creation.
+    sessions: dict[str, tuple[Any, dict[str, str]]] = field(default_factory=dict)
 
 
 def render_server_config(config: EngineConfig) -> str:
@@ -147,7 +149,7 @@ class EmbeddedEngine:
         state.previous_cwd = os.getcwd()
         os.chdir(cfg.schemas_dir)
         try:
-            state.conn = chdb.connect(f"{cfg.data_dir}?config-file={config_path}")
+            state.conn = chdb.connect(self._connect_string())
         except RuntimeError as exc:
             os.chdir(state.previous_cwd)
             if "Cannot lock file" in str(exc):
@@ -165,9 +167,27 @@ class EmbeddedEngine:
         params: Mapping[str, str] | None = None,
         settings: Mapping[str, str] | None = None,
         database: str | None = None,
+        session: str | None = None,
     ) -> QueryResult:
-        """Run one statement. ``settings`` and ``database`` apply to this query only."""
-        return self._scoped(lambda conn: self._run(conn, sql, fmt, dict(params or {})), settings, database)
+        """Run one statement. ``settings`` and ``database`` apply to this query only; ``session``
+        names a restricted session (see ``add_session``) to run it in."""
+        return self._scoped(lambda conn: self._run(conn, sql, fmt, dict(params or {})), settings, database, session)
+
+    def add_session(self, name: str, settings: Mapping[str, str]) -> None:
+        """A second connection whose ``settings`` stay for its lifetime (a restricted user's
+        profile: with ``readonly = 1`` last, nothing in it can write or change settings)."""
+        state = self._state
+        with state.lock:
+            if state.conn is None:
+                raise WarehouseError("the embedded engine is closed")
+            if name in state.sessions:
+                return
+            conn = load_chdb().connect(self._connect_string())
+            for setting, value in settings.items():
+                if not _SETTING_NAME.match(setting):
+                    raise WarehouseError(f"session {name}: {setting!r} is not a setting name")
+                self._run(conn, f"SET {setting} = {sql_string(str(value))}", "TabSeparated", {})
+            state.sessions[name] = (conn, dict(settings))
 
     def insert(
         self,
@@ -186,6 +206,7 @@ class EmbeddedEngine:
         action: Callable[[Any], QueryResult],
         settings: Mapping[str, str] | None,
         database: str | None,
+        session: str | None = None,
     ) -> QueryResult:
         state = self._state
         for name in settings or {}:
@@ -195,6 +216,17 @@ class EmbeddedEngine:
             conn = state.conn
             if conn is None:
                 raise WarehouseError("the embedded engine is closed")
+            if session is not None:
+                conn, fixed = state.sessions[session]
+                # As a server does for a readonly profile: a setting equal to the session's value
+                # is accepted, any other change refused.
+                changed = {k: v for k, v in (settings or {}).items() if fixed.get(k) != str(v)}
+                if changed and fixed.get("readonly", "0") != "0":
+                    name = next(iter(changed))
+                    raise QueryError(
+                        f"Code: 164. DB::Exception: {session}: Cannot modify '{name}' setting in readonly mode. (READONLY)", 164
+                    )
+                settings = changed
             applied: list[str] = []
             switched = False
             try:
@@ -254,6 +286,9 @@ class EmbeddedEngine:
             elapsed_s=float(res.elapsed()),
         )
 
+    def _connect_string(self) -> str:
+        return f"{self.config.data_dir}?config-file={self.config.data_dir / CONFIG_FILE_NAME}"
+
     def close(self) -> None:
         """Close chdb (Kafka consumers commit and leave) and restore the working directory."""
         state = self._state
@@ -261,6 +296,9 @@ class EmbeddedEngine:
             conn, state.conn = state.conn, None
             if conn is not None:
                 conn.close()
+            for session_conn, _ in state.sessions.values():
+                session_conn.close()
+            state.sessions.clear()
             if state.previous_cwd is not None:
                 try:
                     os.chdir(state.previous_cwd)

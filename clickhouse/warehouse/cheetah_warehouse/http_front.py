@@ -15,12 +15,15 @@ text and ``X-ClickHouse-Exception-Code``, and the ``X-ClickHouse-Format``,
 ``X-ClickHouse-Summary``, ``X-ClickHouse-Query-Id`` and ``X-ClickHouse-Timezone``
 headers. Not supported: sessions (``SET`` would leak into other requests; pass
 settings as URL parameters), GET-implies-readonly, response compression,
-progress headers, external data, users and quotas (the front binds loopback
-only and ignores credentials).
+progress headers, external data, quotas. Users: ``default`` (no password, full
+access; the front binds loopback only) and the users of clickhouse/users.d/ files
+(HTTP basic auth, ``X-ClickHouse-User``/``X-ClickHouse-Key`` or ``user``/``password``
+parameters), each in its own session with its profile's settings (users.py).
 """
 
 from __future__ import annotations
 
+import base64
 import json
 import re
 import threading
@@ -33,6 +36,7 @@ from typing import Any
 
 from .embedded import EmbeddedEngine, QueryResult
 from .errors import QueryError, WarehouseError
+from .users import DEFAULT_USER, User, authenticate
 
 DEFAULT_FORMAT = "TabSeparated"
 
@@ -203,6 +207,14 @@ class _Handler(BaseHTTPRequestHandler):
         engine = self.server.engine
         insert = split_insert(query)
         try:
+            user = authenticate(self.server.users, *self._credentials(protocol))
+        except QueryError as exc:
+            self._send_error(exc, query_id=query_id, status=HTTPStatus.FORBIDDEN)
+            return
+        session = user.name if user.restricted else None
+        try:
+            if insert is not None and session is not None:
+                raise QueryError(f"Code: 164. DB::Exception: {user.name}: Cannot execute query in readonly mode. (READONLY)", 164)
             if insert is not None:
                 statement, data_format, data = insert
                 result = engine.insert(statement, data_format, data, settings=settings, database=database)
@@ -212,7 +224,7 @@ class _Handler(BaseHTTPRequestHandler):
                     sql = query.decode("utf-8")
                 except UnicodeDecodeError as exc:
                     raise QueryError(f"Code: 36. DB::Exception: The query is not valid UTF-8 ({exc}). (BAD_ARGUMENTS)", 36) from None
-                result = engine.query(sql, fmt, params=query_params, settings=settings, database=database)
+                result = engine.query(sql, fmt, params=query_params, settings=settings, database=database, session=session)
                 match = _TRAILING_FORMAT.search(sql)
                 actual_format = match.group(1) if match else fmt
         except QueryError as exc:
@@ -232,6 +244,19 @@ class _Handler(BaseHTTPRequestHandler):
                 "X-ClickHouse-Summary": _summary(result),
             },
         )
+
+    def _credentials(self, protocol: dict[str, str]) -> tuple[str, str]:
+        """(user, password) as ClickHouse takes them: basic auth, X-ClickHouse-* headers, or parameters."""
+        header = self.headers.get("Authorization", "")
+        if header.lower().startswith("basic "):
+            try:
+                user, _, password = base64.b64decode(header[6:].strip()).decode("utf-8").partition(":")
+                return user, password
+            except (ValueError, UnicodeDecodeError):
+                return "?", ""
+        user = self.headers.get("X-ClickHouse-User") or protocol.get("user") or DEFAULT_USER
+        password = self.headers.get("X-ClickHouse-Key") or protocol.get("password") or ""
+        return user, password
 
     def _send_error(self, exc: QueryError, query_id: str = "", status: HTTPStatus = HTTPStatus.INTERNAL_SERVER_ERROR) -> None:
         headers = {
@@ -271,18 +296,20 @@ class _Server(ThreadingHTTPServer):
     daemon_threads = True
     allow_reuse_address = True
 
-    def __init__(self, port: int, engine: EmbeddedEngine, timezone: str) -> None:
+    def __init__(self, port: int, engine: EmbeddedEngine, timezone: str, users: dict[str, User]) -> None:
         self.engine = engine
         self.timezone = timezone
+        self.users = users
         super().__init__(("127.0.0.1", port), _Handler)
 
 
 class HttpFront:
     """Serves an open EmbeddedEngine on 127.0.0.1:port (0 picks a free port)."""
 
-    def __init__(self, engine: EmbeddedEngine, port: int) -> None:
+    def __init__(self, engine: EmbeddedEngine, port: int, users: dict[str, User] | None = None) -> None:
         self._engine = engine
         self._requested_port = port
+        self._users = users or {DEFAULT_USER: User(DEFAULT_USER)}
         self._server: _Server | None = None
         self._thread: threading.Thread | None = None
 
@@ -294,8 +321,11 @@ class HttpFront:
 
     def start(self) -> "HttpFront":
         timezone = self._engine.query("SELECT timezone()").data.decode().strip() or "UTC"
+        for user in self._users.values():
+            if user.restricted:
+                self._engine.add_session(user.name, user.settings)
         try:
-            self._server = _Server(self._requested_port, self._engine, timezone)
+            self._server = _Server(self._requested_port, self._engine, timezone, self._users)
         except OSError as exc:
             raise WarehouseError(
                 f"cannot listen on 127.0.0.1:{self._requested_port}: {exc.strerror}; "

@@ -1,7 +1,8 @@
 """Ordered SQL migrations (clickhouse/migrations/NNNN_name.sql).
 
 Each file holds statements separated by ``;``. ``{{name}}`` template variables
-are the only per-deployment values (clickhouse/README.md). Applied files are
+are the only per-deployment values (clickhouse/README.md), plus ``{{database}}``, the
+database being migrated. Applied files are
 recorded in ``schema_migrations``; applying again is a no-op. Files are
 append-only: a change to an applied file is reported, never re-applied.
 """
@@ -166,6 +167,9 @@ def apply(
     """Apply pending migrations in order; return the ones applied now."""
     migrations = discover(directory)
     variables = resolve_variables(given)
+    # {{database}}: the database being migrated, for names that are not qualified at creation
+    # (a dictionary named inside a view's query). Never given by the user.
+    variables["database"] = client.query("SELECT currentDatabase()").decode().strip()
     done = applied_versions(client)
     applied_now: list[Migration] = []
     for migration in migrations:

@@ -19,6 +19,7 @@ from . import kafka_retarget, migrations
 from .clients import EngineClient
 from .embedded import EmbeddedEngine, EngineConfig
 from .http_front import HttpFront
+from .users import load_users
 
 OWNER_FILE_NAME = "warehouse-url"  # lets `query --data` point at the running server
 
@@ -33,6 +34,7 @@ class ServeConfig:
     kafka_group_prefix: str | None
     kafka_flush_interval_ms: str | None
     log_level: str
+    users_dir: Path | None = None  # users.d files: read-only dashboard users (users.py)
 
 
 def serve(config: ServeConfig) -> int:
@@ -57,7 +59,8 @@ def serve(config: ServeConfig) -> int:
             },
         )
         kafka_retarget.retarget(EngineClient(engine), config.kafka_brokers, config.kafka_group_prefix)
-        front = HttpFront(engine, config.http_port).start()
+        users = load_users(sorted(config.users_dir.glob("*.xml")) if config.users_dir else [])
+        front = HttpFront(engine, config.http_port, users).start()
         owner_file.write_text(front.url + "\n", encoding="utf-8")
         print(f"READY {front.url}", flush=True)
         while not stop.wait(timeout=1.0):

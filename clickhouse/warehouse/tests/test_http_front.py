@@ -64,7 +64,7 @@ def test_other_url_parameters_are_settings_for_that_query_only(served: Warehouse
 
 def test_client_parameters_are_not_settings(served: Warehouse) -> None:
     params = {
-        "user": "default", "password": "secret", "session_id": "s1", "compress": "1", "wait_end_of_query": "1",
+        "user": "default", "password": "", "session_id": "s1", "compress": "1", "wait_end_of_query": "1",
         "query_id": "q-123", "client_protocol_version": "54460", "database": "default",
     }
     response = http(served.url, body="SELECT 7", params=params)

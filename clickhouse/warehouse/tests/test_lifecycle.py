@@ -9,7 +9,11 @@ from pathlib import Path
 
 import pytest
 
+from cheetah_warehouse import DEFAULT_MIGRATIONS_DIR, migrations
 from tests.warehouse_process import Warehouse, child_env, run_cli, sql, start_warehouse
+
+MIGRATIONS = len(migrations.discover(DEFAULT_MIGRATIONS_DIR))
+KAFKA_TABLES = sum(m.text.count("ENGINE = Kafka") for m in migrations.discover(DEFAULT_MIGRATIONS_DIR))
 
 
 def test_restart_keeps_data_and_does_not_reapply_migrations(tmp_path: Path) -> None:
@@ -26,7 +30,7 @@ def test_restart_keeps_data_and_does_not_reapply_migrations(tmp_path: Path) -> N
     try:
         assert sql(second.url, "SELECT count(), sum(bytes), any(toString(src_addr)) FROM flows") == "1\t1234\t::ffff:198.18.1.1\n"
         assert sql(second.url, "SELECT count() FROM schema_migrations") == migrations_before
-        assert sql(second.url, "SELECT count() FROM system.tables WHERE database = 'default' AND engine = 'Kafka'") == "4\n"
+        assert sql(second.url, "SELECT count() FROM system.tables WHERE database = 'default' AND engine = 'Kafka'") == f"{KAFKA_TABLES}\n"
     finally:
         assert second.stop() == 0
     restart_log = second.stderr().split("stopping:")[1]  # the stderr file holds both runs
@@ -50,18 +54,18 @@ def test_query_with_data_dir_while_served_points_at_the_url(tmp_path: Path) -> N
         assert result.returncode == 2
         assert f"data directory {data_dir} is owned by a running warehouse; use --url {warehouse.url}" in result.stderr
         via_url = run_cli("query", "--url", warehouse.url, "--format", "CSV", "SELECT count() FROM schema_migrations")
-        assert (via_url.returncode, via_url.stdout) == (0, "4\n")
+        assert (via_url.returncode, via_url.stdout) == (0, f"{MIGRATIONS}\n")
     finally:
         assert warehouse.stop() == 0
     direct = run_cli("query", "--data", str(data_dir), "SELECT count() FROM schema_migrations")
-    assert (direct.returncode, direct.stdout) == (0, "4\n"), direct.stderr
+    assert (direct.returncode, direct.stdout) == (0, f"{MIGRATIONS}\n"), direct.stderr
 
 
 def test_migrate_on_a_data_dir_is_idempotent(tmp_path: Path) -> None:
     data_dir = tmp_path / "data"
     first = run_cli("migrate", "--data", str(data_dir), "--kafka-brokers", "127.0.0.1:9")
     assert first.returncode == 0, first.stderr
-    assert first.stderr.count("applied ") == 4
+    assert first.stderr.count("applied ") == MIGRATIONS
     second = run_cli("migrate", "--data", str(data_dir), "--kafka-brokers", "127.0.0.1:9")
     assert (second.returncode, second.stderr.count("applied ")) == (0, 0), second.stderr
 
@@ -71,9 +75,9 @@ def test_migrate_over_http_applies_once(served: Warehouse) -> None:
     url = served.url + "/?database=over_http"
     first = run_cli("migrate", "--url", url, "--kafka-brokers", "127.0.0.1:9", "--kafka-group-prefix", "over-http")
     assert first.returncode == 0, first.stderr
-    assert first.stderr.count("applied 00") == 4 and f"to {url}" in first.stderr
-    assert sql(served.url, "SELECT count() FROM over_http.schema_migrations FINAL") == "4\n"
-    assert sql(served.url, "SELECT count() FROM system.tables WHERE database = 'over_http' AND engine = 'Kafka'") == "4\n"
+    assert first.stderr.count("applied 00") == MIGRATIONS and f"to {url}" in first.stderr
+    assert sql(served.url, "SELECT count() FROM over_http.schema_migrations FINAL") == f"{MIGRATIONS}\n"
+    assert sql(served.url, "SELECT count() FROM system.tables WHERE database = 'over_http' AND engine = 'Kafka'") == f"{KAFKA_TABLES}\n"
     again = run_cli("migrate", "--url", url, "--kafka-brokers", "127.0.0.1:9", "--kafka-group-prefix", "over-http")
     assert (again.returncode, again.stderr) == (0, "")
 
