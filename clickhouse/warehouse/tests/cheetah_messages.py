@@ -25,7 +25,7 @@ def load_messages(schemas_dir: Path = DEFAULT_SCHEMAS_DIR) -> dict[str, Any]:
     pool = descriptor_pool.DescriptorPool()
     for file in files.file:
         pool.Add(file)
-    names = ("FlowRecord", "RejectedRecord", "CheetahEvent", "Flowset")
+    names = [m.name for f in files.file if f.package == "cheetah.v1" for m in f.message_type]
     return {n: message_factory.GetMessageClass(pool.FindMessageTypeByName(f"cheetah.v1.{n}")) for n in names}
 
 

@@ -20,7 +20,11 @@ from tests.cheetah_messages import address, load_messages
 from tests.kafka_broker import KafkaBroker, start_broker
 from tests.warehouse_process import sql, start_warehouse
 
-TOPICS = ("flows.v1", "flows.rejected.v1", "cheetahs.v1", "flowsets.v1")
+TOPICS = (
+    "flows.v1", "flows.rejected.v1", "cheetahs.v1", "flowsets.v1", "probe.flights.v1", "probe.bins.v1",
+    "probe.packets.v1", "snmp.counters.v1", "transfers.v1", "links.stats.v1", "thresholds.v1",
+    "redirects.commands.v1", "redirects.acks.v1", "throughput.v1", "alerts.v1",
+)
 START_MS = int(time.time() * 1000) - 3_600_000  # an hour ago: inside every TTL
 
 
@@ -162,4 +166,62 @@ def test_transactional_records_land_once_and_aborted_ones_never(
         assert f"kafka table flows_queue: brokers {broker.bootstrap} -> {renamed}" in restarted.stderr()
     finally:
         assert restarted.stop() == 0, restarted.stderr()
+        del producer
+
+
+def test_every_other_result_topic_lands_in_its_table_with_types_converted(
+    broker: KafkaBroker, messages: dict[str, Any], tmp_path: Path
+) -> None:
+    m = messages
+    ns = START_MS * 1_000_000 + 123_456
+    records = {
+        "probe.flights.v1": m["Flight"](
+            flow_id="p-1", link_id="esnet-a", probe_id="probe-1", src_addr=address("198.18.1.10"), dst_addr=address("2001:db8::2"),
+            src_port=40000, dst_port=5201, proto=6, first_ns=ns, elapsed_ns=100_000_000, bytes=12_500_000, packets=8400,
+            rate_bps=1e9, cheetah=True, threshold_version=3, threshold_bps=5e8),
+        "probe.bins.v1": m["LinkBin"](link_id="esnet-a", probe_id="probe-1", bin_start_ms=START_MS, bin_ms=100, bytes=9_000_000, packets=6000, cheetah_bytes=4_000_000),
+        "probe.packets.v1": m["PacketSummary"](flow_id="p-1", link_id="esnet-a", ts_ns=ns, src_addr=address("198.18.1.10"), length=1500, tcp_flags=0x18, sampling_rate=1000, tcp_window=65535),
+        "snmp.counters.v1": m["SnmpCounters"](link_id="esnet-a", device="r1", if_index=7, polled_ms=START_MS, if_hc_out_octets=2**40, if_hc_out_ucast_pkts=10**9, if_out_discards=17, if_high_speed_mbps=100_000),
+        "transfers.v1": m["Transfer"](src_host="dtn1", dst_host="dtn2", tool="iperf3", streams=4, bytes=10**11, seconds=100.5, start_ms=START_MS, end_ms=START_MS + 100_500, stream_rates_bps=[1e9, 2e9], stream_seconds=[100.0, 100.5]),
+        "links.stats.v1": m["LinkStats"](link_id="esnet-a", window_start_ms=START_MS, window_end_ms=START_MS + 3_600_000, t1_ms=100, t2_ms=3_600_000, bins=36000, mean_bg_bps=2e8, burstiness=0.7, utilization=0.31, capacity_bps=1e9, hour_of_day=13, sliding=True),
+        "thresholds.v1": m["Threshold"](link_id="esnet-a", version=3, mode=2, rate_bps=5e8, computed_ms=START_MS, capacity_bps=1e9, mean_bg_bps=2e8, burstiness=0.7, loss_acceptable=1e-4, reason="table: largest R within l_acpt"),
+        "redirects.commands.v1": m["RedirectCommand"](command_id="c-1", issued_ms=START_MS, expires_ms=START_MS + 600_000, device_id="r1", src_prefix=address("198.18.1.0"), src_prefix_len=120, dst_prefix=address("198.18.2.0"), dst_prefix_len=120, proto=6, action=1, reason="cheetah p-1", cheetah_flow_id="p-1", threshold_version=3, link_id="esnet-a", key_id="k1", hmac=b"\x01\xab"),
+        "redirects.acks.v1": m["RedirectAck"](command_id="c-1", device_id="r1", status=1, detail="tc filter added", acked_ms=START_MS + 5, adapter="tc"),
+        "throughput.v1": m["Throughput"](src_host="dtn1", dst_host="dtn2", start_ms=START_MS, end_ms=START_MS + 1000, streams=4, bytes=10**9, sum_stream_bps=8e9, passive=True),
+        "alerts.v1": m["Alert"](alert_id="a-1", kind="step_change", src_host="dtn1", dst_host="dtn2", detected_ms=START_MS, severity="warning", message="throughput fell", value=1e9, expected=4e9),
+    }
+    from confluent_kafka import Producer
+
+    producer = Producer({"bootstrap.servers": broker.bootstrap, "enable.idempotence": True})
+    for topic, record in records.items():
+        producer.produce(topic, record.SerializeToString())
+    producer.produce("thresholds.v1", b"\x08garbage")  # undecodable: kept in rejected, never stalls the table
+    assert producer.flush(30) == 0
+    warehouse = start_warehouse(tmp_path / "data", brokers=broker.bootstrap, group_prefix="every-topic")
+    try:
+        url = warehouse.url
+        tables = ("probe_flights", "probe_bins", "probe_packets", "snmp_counters", "transfers", "link_stats", "thresholds",
+                  "redirect_commands", "redirect_acks", "throughput", "alerts")
+        wait_until(lambda: all(count(url, t) == 1 for t in tables) and count(url, "rejected WHERE source_topic = 'thresholds.v1'") == 1,
+                   "one row in every table and the undecodable threshold in rejected")
+        expect = {
+            "SELECT toString(dst_addr), first_at, cheetah, rate_bps FROM probe_flights":
+                f"2001:db8::2\t{sql(url, f'SELECT fromUnixTimestamp64Nano({ns}, {chr(39)}UTC{chr(39)})').strip()}\ttrue\t1000000000\n",
+            "SELECT bytes - cheetah_bytes, bin_ms FROM probe_bins": "5000000\t100\n",
+            "SELECT tcp_flags, sampling_rate, toString(src_addr) FROM probe_packets": "24\t1000\t::ffff:198.18.1.10\n",
+            "SELECT if_hc_out_octets, if_out_discards, if_high_speed_mbps FROM snmp_counters": f"{2**40}\t17\t100000\n",
+            "SELECT stream_rates_bps, stream_seconds, seconds FROM transfers": "[1000000000,2000000000]\t[100,100.5]\t100.5\n",
+            "SELECT sliding, hour_of_day, burstiness FROM link_stats": "true\t13\t0.7\n",
+            "SELECT mode, version, reason FROM thresholds": "table\t3\ttable: largest R within l_acpt\n",
+            "SELECT action, toString(src_prefix), src_prefix_len, hmac_hex FROM redirect_commands": "scavenger\t::ffff:198.18.1.0\t120\t01AB\n",
+            "SELECT rule_id, state FROM redirect_rules FINAL": "c-1\tactive\n",
+            "SELECT status, adapter FROM redirect_acks": "applied\ttc\n",
+            "SELECT passive, sum_stream_bps FROM throughput": "true\t8000000000\n",
+            "SELECT kind, severity, expected FROM alerts": "step_change\twarning\t4000000000\n",
+            "SELECT sum(bins), sum(bg_bytes) FROM link_load_1h": "1\t5000000\n",
+        }
+        for query, expected in expect.items():
+            assert sql(url, query) == expected, query
+    finally:
+        assert warehouse.stop() == 0, warehouse.stderr()
         del producer
