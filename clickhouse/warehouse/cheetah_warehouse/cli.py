@@ -251,13 +251,16 @@ def _run(args: argparse.Namespace) -> int:
         from .sites import load_sites
 
         def act(client: SqlClient) -> None:
+            loaded = ""
             if args.command == "sites":
                 count = load_site_prefixes(client, load_sites(args.file))
-                print(f"loaded {count} prefixes from {args.file} into {client.describe()}", file=sys.stderr)
+                loaded = f"loaded {count} site prefixes from {args.file}"
                 if args.no_rebuild:
+                    print(f"{loaded} into {client.describe()}", file=sys.stderr)
                     return
-            for table in rebuild(client):
-                print(f"rebuilt {table}", file=sys.stderr)
+            rebuilt = rebuild(client)
+            done = f"rebuilt {len(rebuilt)} rollups ({', '.join(rebuilt)}) in {client.describe()}"
+            print(f"{loaded}; {done}" if loaded else done, file=sys.stderr)
 
         if args.url:
             act(HttpClient(args.url))

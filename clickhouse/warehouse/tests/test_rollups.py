@@ -255,3 +255,21 @@ def test_redirect_rules_keep_the_latest_state_of_each_rule(client: EngineClient)
     insert(client, "redirect_commands", columns, [("rm-1", T0 + timedelta(minutes=5), later, "r1", "remove", "add-1", False)])
     got = rows(client, "SELECT rule_id, state, last_command_id, dry_run FROM redirect_rules FINAL ORDER BY rule_id")
     assert got == [["add-1", "removed", "rm-1", "false"], ["add-2", "active", "add-2", "false"], ["dry-3", "active", "dry-3", "true"]]
+
+
+def test_sites_command_loads_and_rebuilds_on_a_data_directory(tmp_path: Any) -> None:
+    from tests.warehouse_process import run_cli
+
+    data = tmp_path / "data"
+    assert run_cli("migrate", "--data", str(data), "--kafka-brokers", NO_BROKER).returncode == 0
+    sites_file = tmp_path / "sites.json"
+    sites_file.write_text('{"lab-a": ["198.18.1.0/24"], "lab-b": ["2001:db8::/32"]}')
+    result = run_cli("sites", "--data", str(data), str(sites_file))
+    assert result.returncode == 0, result.stderr
+    assert f"loaded 2 site prefixes from {sites_file}; rebuilt 10 rollups (flows_1d, flows_1h, flows_1m" in result.stderr
+    lookup = run_cli("query", "--data", str(data), "SELECT dictGet('sites', 'site', toIPv6('2001:db8::9')), dictGet('sites', 'site', toIPv6('::ffff:198.18.9.1'))")
+    assert lookup.stdout == "lab-b\t\n"
+    bad = tmp_path / "bad.json"
+    bad.write_text('{"lab-a": ["198.18.1.0/33"]}')
+    refused = run_cli("sites", "--data", str(data), str(bad))
+    assert refused.returncode == 2 and "site 'lab-a' has an invalid prefix '198.18.1.0/33'" in refused.stderr

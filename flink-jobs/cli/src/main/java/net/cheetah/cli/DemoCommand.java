@@ -214,18 +214,25 @@ final class DemoCommand implements Callable<Integer> {
   }
 
   private void report(Tools tools, String url, Path truth) throws Exception {
-    List<String> cmd =
-        new ArrayList<>(
-            List.of(tools.python().toString(), "-m", "cheetah_warehouse", "report", "--url", url));
     Path sites = truth.resolve("sites.json");
     if (Files.exists(sites)) {
-      cmd.addAll(List.of("--sites", sites.toString()));
+      // The site dictionary, and the per-site rollups recomputed with it (dashboards use both).
+      warehouse(tools, "loading the demo's sites", "sites", "--url", url, sites.toString());
+      warehouse(tools, "the report", "report", "--url", url, "--sites", sites.toString());
+    } else {
+      warehouse(tools, "the report", "report", "--url", url);
     }
+  }
+
+  private static void warehouse(Tools tools, String what, String... args) throws Exception {
+    List<String> cmd =
+        new ArrayList<>(List.of(tools.python().toString(), "-m", "cheetah_warehouse"));
+    cmd.addAll(List.of(args));
     ProcessBuilder pb = new ProcessBuilder(cmd).inheritIO();
     pb.environment().put("PYTHONPATH", tools.home().resolve("clickhouse/warehouse").toString());
     int rc = pb.start().waitFor();
     if (rc != 0) {
-      throw new IllegalStateException("the report failed (exit " + rc + ")");
+      throw new IllegalStateException(what + " failed (exit " + rc + ")");
     }
   }
 
