@@ -18,10 +18,10 @@ VARIABLES = {"kafka_brokers": NO_BROKER, "kafka_group_prefix": "migrations-test"
 def quiet(_: str) -> None:
     pass
 def _topics_of_the_platform() -> list[str]:
-    """Every topic name the runtime creates (flink-jobs/runtime Topics.java, ARCHITECTURE.md's list)."""
+    """Every topic name of the platform (flink-jobs/jobs Topics.java, ARCHITECTURE.md's list)."""
     import re
 
-    java = Path(__file__).resolve().parents[3] / "flink-jobs/runtime/src/main/java/net/cheetah/runtime/Topics.java"
+    java = Path(__file__).resolve().parents[3] / "flink-jobs/jobs/src/main/java/net/cheetah/jobs/Topics.java"
     return re.findall(r'public static final String [A-Z0-9_]+ = "([a-z0-9.]+)";', java.read_text())
 
 

@@ -21,6 +21,7 @@ public record CheetahConfig(
     Flink flink,
     Netflow netflow,
     Warehouse warehouse,
+    LinkStats linkStats,
     Path dataDir) {
 
   /** Definitions of ARCHITECTURE.md ("NetFlow cheetah", "Parallel flowset"). */
@@ -56,6 +57,29 @@ public record CheetahConfig(
 
   public record Warehouse(int httpPort) {}
 
+  /**
+   * Link statistics (ARCHITECTURE.md, "burstiness"): T1 bins over T2 windows aligned to the hour, a
+   * sliding T2 window every {@code slidingEveryMs}, computed once bins up to a window's end plus
+   * {@code latenessMs} have been seen. {@code capacityBps} is C for links whose SNMP ifHighSpeed is
+   * not known.
+   */
+  public record LinkStats(
+      long t1Ms, long t2Ms, long slidingEveryMs, long latenessMs, double capacityBps)
+      implements java.io.Serializable {
+    public LinkStats {
+      require(t1Ms > 0, "link-stats.t1-ms must be > 0, got " + t1Ms);
+      require(
+          t2Ms >= t1Ms && t2Ms % t1Ms == 0,
+          "link-stats.t2-ms must be a positive multiple of link-stats.t1-ms, got " + t2Ms);
+      require(
+          slidingEveryMs >= 0 && slidingEveryMs % t1Ms == 0,
+          "link-stats.sliding-every-ms must be 0 (off) or a multiple of link-stats.t1-ms, got "
+              + slidingEveryMs);
+      require(latenessMs >= 0, "link-stats.lateness-ms must be >= 0, got " + latenessMs);
+      require(capacityBps > 0, "link-stats.capacity-bps must be > 0, got " + capacityBps);
+    }
+  }
+
   private static final Map<String, String> DEFAULTS = defaults();
 
   private static Map<String, String> defaults() {
@@ -83,6 +107,14 @@ public record CheetahConfig(
     d.put("netflow.udp-port", "12055");
     d.put("netflow.metrics-port", "18090");
     d.put("warehouse.http-port", "18123");
+    // Burstiness: T1 bins (the probe's) over T2 = 1 h, plus a sliding T2 every 5 min.
+    d.put("link-stats.t1-ms", "100");
+    d.put("link-stats.t2-ms", "3600000");
+    d.put("link-stats.sliding-every-ms", "300000");
+    // NetFlow reports a cheetah up to an active timeout (plus G) after it ran.
+    d.put("link-stats.lateness-ms", "120000");
+    // C of the threshold study, for links without an SNMP ifHighSpeed.
+    d.put("link-stats.capacity-bps", "1e9");
     d.put("data-dir", ".cheetah/data");
     return Map.copyOf(d);
   }
@@ -142,6 +174,12 @@ public record CheetahConfig(
             lng(v, "flink.checkpoint-interval-ms")),
         new Netflow(port(v, "netflow.udp-port"), port(v, "netflow.metrics-port")),
         new Warehouse(port(v, "warehouse.http-port")),
+        new LinkStats(
+            lng(v, "link-stats.t1-ms"),
+            lng(v, "link-stats.t2-ms"),
+            lng(v, "link-stats.sliding-every-ms"),
+            lng(v, "link-stats.lateness-ms"),
+            dbl(v, "link-stats.capacity-bps")),
         Path.of(v.get("data-dir")));
   }
 
@@ -164,6 +202,15 @@ public record CheetahConfig(
       return Long.parseLong(s.replace("_", ""));
     } catch (NumberFormatException e) {
       throw new ConfigException(key + " must be a whole number, got '" + s + "'");
+    }
+  }
+
+  private static double dbl(Map<String, String> v, String key) {
+    String s = v.get(key);
+    try {
+      return Double.parseDouble(s.replace("_", ""));
+    } catch (NumberFormatException e) {
+      throw new ConfigException(key + " must be a number (e.g. 1e9), got '" + s + "'");
     }
   }
 

@@ -18,6 +18,7 @@ import net.cheetah.analytics.Address;
 import net.cheetah.config.CheetahConfig;
 import net.cheetah.jobs.CheetahJob;
 import net.cheetah.jobs.JobSettings;
+import net.cheetah.jobs.LinkStatsJob;
 import net.cheetah.jobs.NormalizeJob;
 import net.cheetah.runtime.ChildProcess;
 import net.cheetah.runtime.EmbeddedFlink;
@@ -130,7 +131,8 @@ final class Stack implements AutoCloseable {
     }
     say.accept("Kafka at " + bootstrap);
 
-    say.accept("starting the Flink MiniCluster and the jobs (normalize; cheetahs + flowsets)");
+    say.accept(
+        "starting the Flink MiniCluster and the jobs (normalize; cheetahs + flowsets; link stats)");
     EmbeddedFlink.Config fc =
         EmbeddedFlink.Config.defaults(data).withTaskSlots(cfg.flink().slots());
     flink =
@@ -139,6 +141,7 @@ final class Stack implements AutoCloseable {
     JobSettings settings = new JobSettings(bootstrap, cfg.detection());
     submit(NormalizeJob.NAME, env -> NormalizeJob.addTo(env, settings));
     submit(CheetahJob.NAME, env -> CheetahJob.addTo(env, settings));
+    submit(LinkStatsJob.NAME, env -> LinkStatsJob.addTo(env, bootstrap, cfg.linkStats()));
     for (JobID id : jobs.values()) {
       flink.awaitRunning(id, Duration.ofSeconds(60));
     }

@@ -10,22 +10,22 @@ import org.apache.kafka.clients.admin.Admin;
 /** Every Kafka topic of ARCHITECTURE.md ("Kafka topics"), with partitions and retention. */
 public final class Topics {
 
-  public static final String FLOWS_GOFLOW2 = "flows.goflow2.v1";
-  public static final String FLOWS = "flows.v1";
-  public static final String FLOWS_REJECTED = "flows.rejected.v1";
-  public static final String PROBE_FLIGHTS = "probe.flights.v1";
-  public static final String PROBE_BINS = "probe.bins.v1";
-  public static final String PROBE_PACKETS = "probe.packets.v1";
-  public static final String SNMP_COUNTERS = "snmp.counters.v1";
-  public static final String TRANSFERS = "transfers.v1";
-  public static final String CHEETAHS = "cheetahs.v1";
-  public static final String FLOWSETS = "flowsets.v1";
-  public static final String LINKS_STATS = "links.stats.v1";
-  public static final String THRESHOLDS = "thresholds.v1";
-  public static final String REDIRECTS_COMMANDS = "redirects.commands.v1";
-  public static final String REDIRECTS_ACKS = "redirects.acks.v1";
-  public static final String THROUGHPUT = "throughput.v1";
-  public static final String ALERTS = "alerts.v1";
+  public static final String FLOWS_GOFLOW2 = net.cheetah.jobs.Topics.GOFLOW2;
+  public static final String FLOWS = net.cheetah.jobs.Topics.FLOWS;
+  public static final String FLOWS_REJECTED = net.cheetah.jobs.Topics.REJECTED;
+  public static final String PROBE_FLIGHTS = net.cheetah.jobs.Topics.PROBE_FLIGHTS;
+  public static final String PROBE_BINS = net.cheetah.jobs.Topics.PROBE_BINS;
+  public static final String PROBE_PACKETS = net.cheetah.jobs.Topics.PROBE_PACKETS;
+  public static final String SNMP_COUNTERS = net.cheetah.jobs.Topics.SNMP_COUNTERS;
+  public static final String TRANSFERS = net.cheetah.jobs.Topics.TRANSFERS;
+  public static final String CHEETAHS = net.cheetah.jobs.Topics.CHEETAHS;
+  public static final String FLOWSETS = net.cheetah.jobs.Topics.FLOWSETS;
+  public static final String LINKS_STATS = net.cheetah.jobs.Topics.LINKS_STATS;
+  public static final String THRESHOLDS = net.cheetah.jobs.Topics.THRESHOLDS;
+  public static final String REDIRECTS_COMMANDS = net.cheetah.jobs.Topics.REDIRECTS_COMMANDS;
+  public static final String REDIRECTS_ACKS = net.cheetah.jobs.Topics.REDIRECTS_ACKS;
+  public static final String THROUGHPUT = net.cheetah.jobs.Topics.THROUGHPUT;
+  public static final String ALERTS = net.cheetah.jobs.Topics.ALERTS;
 
   /** In the order of ARCHITECTURE.md. */
   public static final List<String> ALL =

@@ -24,6 +24,31 @@ public final class Decoders {
     return new FlowDecoder();
   }
 
+  /** Parses a record's value; empty = a valid record this reader does not want. */
+  @FunctionalInterface
+  public interface Parser<T> extends java.io.Serializable {
+    java.util.Optional<T> parse(byte[] value) throws InvalidProtocolBufferException;
+  }
+
+  /** A reader of one of the jobs' topics: undecodable records are logged and skipped. */
+  public static <T> KafkaRecordDeserializationSchema<T> of(Class<T> type, Parser<T> parser) {
+    return new KafkaRecordDeserializationSchema<>() {
+      @Override
+      public void deserialize(ConsumerRecord<byte[], byte[]> r, Collector<T> out) {
+        try {
+          parser.parse(r.value()).ifPresent(out::collect);
+        } catch (InvalidProtocolBufferException | IllegalArgumentException e) {
+          skip(r, e);
+        }
+      }
+
+      @Override
+      public TypeInformation<T> getProducedType() {
+        return TypeInformation.of(type);
+      }
+    };
+  }
+
   private static void skip(ConsumerRecord<byte[], byte[]> r, Exception e) {
     LOG.warn(
         "skipping an undecodable record at {}-{} offset {}: {}",

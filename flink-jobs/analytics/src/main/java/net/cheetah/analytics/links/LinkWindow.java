@@ -1,0 +1,32 @@
+package net.cheetah.analytics.links;
+
+/**
+ * Statistics of one link over one window of T1 bins (ARCHITECTURE.md, "burstiness"): background =
+ * link bytes minus redirected cheetah bytes, per bin.
+ *
+ * @param startMs window start (inclusive)
+ * @param endMs window end (exclusive)
+ * @param bins bins present in the window (the probe sends one per T1, zero-byte ones included)
+ * @param meanBgBps mean background rate over the bins present, bit/s
+ * @param burstiness coefficient of variation (population standard deviation / mean) of background
+ *     bytes per bin; 0 when the mean is 0
+ * @param utilization mean link rate (all bytes) / capacity
+ * @param capacityBps the capacity used
+ * @param sliding true for the sliding updates, false for the aligned T2 windows
+ */
+public record LinkWindow(
+    String linkId,
+    long startMs,
+    long endMs,
+    long bins,
+    double meanBgBps,
+    double burstiness,
+    double utilization,
+    double capacityBps,
+    boolean sliding) {
+
+  /** Hour of day (UTC) of the window start: the key of the hour-of-day profile. */
+  public int hourOfDay() {
+    return (int) Math.floorMod(startMs / 3_600_000L, 24L);
+  }
+}

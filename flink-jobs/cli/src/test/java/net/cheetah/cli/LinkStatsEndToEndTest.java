@@ -1,0 +1,192 @@
+package net.cheetah.cli;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.within;
+
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Properties;
+import java.util.Random;
+import net.cheetah.jobs.LinkStatsJob;
+import net.cheetah.runtime.Topics;
+import net.cheetah.runtime.Wait;
+import net.cheetah.schemas.v1.LinkBin;
+import net.cheetah.schemas.v1.SnmpCounters;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.AdminClientConfig;
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.ProducerConfig;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.common.serialization.ByteArraySerializer;
+import org.junit.jupiter.api.Tag;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.CleanupMode;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * probe.bins.v1 (+ snmp.counters.v1) → the link-statistics job → links.stats.v1 → the warehouse's
+ * link_stats, in the embedded stack: every complete T2 window is stored once, with background rate,
+ * burstiness and utilisation equal to the values computed here from the bins sent.
+ */
+@Tag("integration")
+class LinkStatsEndToEndTest {
+  static final String TEST = "link-stats";
+  static final long T1 = 100;
+  static final long T2 = 10_000;
+
+  @TempDir(cleanup = CleanupMode.ON_SUCCESS)
+  Path dir;
+
+  @Test
+  void completeWindowsOfBinsBecomeLinkStatisticsInTheWarehouse() throws Exception {
+    Tools tools = EndToEnd.tools();
+    Map<String, String> settings =
+        Map.of(
+            "link-stats.t2-ms", Long.toString(T2),
+            "link-stats.sliding-every-ms", "0",
+            "link-stats.lateness-ms", "1000");
+    long t0 = (System.currentTimeMillis() / T2) * T2 - 6 * T2;
+    Random random = new Random(7);
+    // Two links, 25.5 s of bins: windows [t0, t0+10 s) and [t0+10 s, t0+20 s) complete; the third
+    // needs bins up to t0 + 31 s and stays open.
+    List<LinkBin> bins = new ArrayList<>();
+    for (String link : List.of("esnet-a", "esnet-b")) {
+      for (long t = t0; t < t0 + 25_500; t += T1) {
+        long bytes = 1_000_000 + random.nextInt(9_000_000);
+        long cheetah = random.nextInt(4) == 0 ? bytes / 2 : 0;
+        bins.add(
+            LinkBin.newBuilder()
+                .setLinkId(link)
+                .setProbeId("probe-1")
+                .setBinStartMs(t)
+                .setBinMs((int) T1)
+                .setBytes(bytes)
+                .setPackets(bytes / 1000)
+                .setCheetahBytes(cheetah)
+                .build());
+      }
+    }
+    try (Stack stack =
+        new Stack(
+            EndToEnd.config(settings),
+            tools,
+            dir.resolve("stack"),
+            true,
+            s -> EndToEnd.say(TEST, s))) {
+      stack.start();
+      Properties p = new Properties();
+      p.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, stack.bootstrap());
+      p.put(ProducerConfig.ACKS_CONFIG, "all");
+      try (KafkaProducer<byte[], byte[]> producer =
+          new KafkaProducer<>(p, new ByteArraySerializer(), new ByteArraySerializer())) {
+        // esnet-b is a 10 Gb/s interface by SNMP; esnet-a keeps the default C (1 Gb/s).
+        SnmpCounters speed =
+            SnmpCounters.newBuilder()
+                .setLinkId("esnet-b")
+                .setDevice("r1")
+                .setPolledMs(t0)
+                .setIfHighSpeedMbps(10_000)
+                .build();
+        producer
+            .send(new ProducerRecord<>(Topics.SNMP_COUNTERS, key("esnet-b"), speed.toByteArray()))
+            .get();
+        awaitConsumed(stack.bootstrap(), Topics.SNMP_COUNTERS);
+        for (LinkBin b : bins) {
+          producer.send(
+              new ProducerRecord<>(Topics.PROBE_BINS, key(b.getLinkId()), b.toByteArray()));
+        }
+        producer.flush();
+      }
+      WarehouseClient wh = new WarehouseClient(stack.warehouseUrl());
+      String sql =
+          "SELECT link_id, toUnixTimestamp64Milli(window_start_at), bins, mean_bg_bps, burstiness,"
+              + " utilization, capacity_bps FROM link_stats FINAL WHERE NOT sliding"
+              + " ORDER BY link_id, window_start_at FORMAT TSV";
+      List<String[]> rows =
+          Wait.forValue(
+              "4 link statistics windows in the warehouse",
+              Duration.ofMinutes(2),
+              Duration.ofSeconds(1),
+              () -> {
+                try {
+                  List<String[]> r = wh.query(sql).lines().map(l -> l.split("\t")).toList();
+                  return r.size() >= 4 ? Optional.of(r) : Optional.empty();
+                } catch (Exception e) {
+                  return Optional.empty();
+                }
+              });
+      assertThat(rows).hasSize(4);
+      int i = 0;
+      for (String link : List.of("esnet-a", "esnet-b")) {
+        for (long w = t0; w < t0 + 2 * T2; w += T2, i++) {
+          String[] row = rows.get(i);
+          long from = w;
+          List<LinkBin> mine =
+              bins.stream()
+                  .filter(
+                      b ->
+                          b.getLinkId().equals(link)
+                              && b.getBinStartMs() >= from
+                              && b.getBinStartMs() < from + T2)
+                  .toList();
+          double[] bg =
+              mine.stream().mapToDouble(b -> b.getBytes() - b.getCheetahBytes()).toArray();
+          double mean = java.util.Arrays.stream(bg).average().orElseThrow();
+          double sd =
+              Math.sqrt(
+                  java.util.Arrays.stream(bg).map(x -> (x - mean) * (x - mean)).sum() / bg.length);
+          double all = mine.stream().mapToDouble(LinkBin::getBytes).sum();
+          double capacity = link.equals("esnet-b") ? 1e10 : 1e9;
+          assertThat(row[0]).isEqualTo(link);
+          assertThat(Long.parseLong(row[1])).isEqualTo(w);
+          assertThat(Long.parseLong(row[2])).isEqualTo(100);
+          assertThat(Double.parseDouble(row[3])).isCloseTo(mean * 8 / (T1 / 1000.0), within(1e-3));
+          assertThat(Double.parseDouble(row[4])).isCloseTo(sd / mean, within(1e-9));
+          assertThat(Double.parseDouble(row[5]))
+              .isCloseTo(all * 8 / (T2 / 1000.0) / capacity, within(1e-9));
+          assertThat(Double.parseDouble(row[6])).isEqualTo(capacity);
+        }
+      }
+    }
+  }
+
+  private static byte[] key(String link) {
+    return link.getBytes(StandardCharsets.UTF_8);
+  }
+
+  /**
+   * Waits until the link-statistics job has committed an offset past the first record of a topic.
+   */
+  private static void awaitConsumed(String bootstrap, String topic) {
+    Properties p = new Properties();
+    p.put(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
+    try (Admin admin = Admin.create(p)) {
+      Wait.forValue(
+          LinkStatsJob.NAME + " consuming " + topic,
+          Duration.ofMinutes(1),
+          Duration.ofMillis(200),
+          () -> {
+            try {
+              var offsets =
+                  admin
+                      .listConsumerGroupOffsets(LinkStatsJob.NAME)
+                      .partitionsToOffsetAndMetadata()
+                      .get();
+              long committed =
+                  offsets.entrySet().stream()
+                      .filter(e -> e.getKey().topic().equals(topic) && e.getValue() != null)
+                      .mapToLong(e -> e.getValue().offset())
+                      .sum();
+              return committed >= 1 ? Optional.of(committed) : Optional.empty();
+            } catch (Exception e) {
+              return Optional.empty();
+            }
+          });
+    }
+  }
+}

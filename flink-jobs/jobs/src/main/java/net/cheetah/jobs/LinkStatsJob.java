@@ -1,0 +1,81 @@
+package net.cheetah.jobs;
+
+import java.nio.charset.StandardCharsets;
+import net.cheetah.analytics.links.LinkWindow;
+import net.cheetah.config.CheetahConfig;
+import net.cheetah.jobs.flink.KafkaIO;
+import net.cheetah.jobs.flink.KeyedBytes;
+import net.cheetah.jobs.links.LinkInput;
+import net.cheetah.jobs.links.LinkInputs;
+import net.cheetah.jobs.links.LinkStatsFunction;
+import net.cheetah.schemas.v1.LinkStats;
+import org.apache.flink.api.common.eventtime.WatermarkStrategy;
+import org.apache.flink.api.common.typeinfo.TypeInformation;
+import org.apache.flink.streaming.api.datastream.DataStream;
+import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
+
+/**
+ * probe.bins.v1 + cheetahs.v1 + snmp.counters.v1 → links.stats.v1: background rate, burstiness and
+ * utilisation per link, per T2 window and on a sliding basis (ARCHITECTURE.md, "burstiness").
+ */
+public final class LinkStatsJob {
+  public static final String NAME = "cheetah-link-stats";
+
+  private LinkStatsJob() {}
+
+  public static void addTo(
+      StreamExecutionEnvironment env, String bootstrap, CheetahConfig.LinkStats cfg) {
+    // The operator keeps each link's clock from its bins: no watermarks.
+    DataStream<LinkInput> bins =
+        env.fromSource(
+                KafkaIO.source(bootstrap, Topics.PROBE_BINS, NAME, LinkInputs.bins()),
+                WatermarkStrategy.noWatermarks(),
+                "probe.bins.v1")
+            .uid("bins-source");
+    DataStream<LinkInput> cheetahs =
+        env.fromSource(
+                KafkaIO.source(bootstrap, Topics.CHEETAHS, NAME, LinkInputs.netflowCheetahs()),
+                WatermarkStrategy.noWatermarks(),
+                "cheetahs.v1")
+            .uid("cheetahs-source");
+    DataStream<LinkInput> capacities =
+        env.fromSource(
+                KafkaIO.source(bootstrap, Topics.SNMP_COUNTERS, NAME, LinkInputs.capacities()),
+                WatermarkStrategy.noWatermarks(),
+                "snmp.counters.v1")
+            .uid("snmp-source");
+    bins.union(cheetahs, capacities)
+        .keyBy(LinkInput::linkId)
+        .process(new LinkStatsFunction(cfg))
+        .returns(TypeInformation.of(LinkWindow.class))
+        .name("link statistics")
+        .uid("link-stats")
+        .map(
+            w ->
+                new KeyedBytes(
+                    w.linkId().getBytes(StandardCharsets.UTF_8), toProto(w, cfg).toByteArray()))
+        .returns(TypeInformation.of(KeyedBytes.class))
+        .name("encode links.stats.v1")
+        .uid("encode-link-stats")
+        .sinkTo(KafkaIO.exactlyOnceSink(bootstrap, Topics.LINKS_STATS, NAME))
+        .name("links.stats.v1")
+        .uid("link-stats-sink");
+  }
+
+  static LinkStats toProto(LinkWindow w, CheetahConfig.LinkStats cfg) {
+    return LinkStats.newBuilder()
+        .setLinkId(w.linkId())
+        .setWindowStartMs(w.startMs())
+        .setWindowEndMs(w.endMs())
+        .setT1Ms((int) cfg.t1Ms())
+        .setT2Ms(cfg.t2Ms())
+        .setBins(w.bins())
+        .setMeanBgBps(w.meanBgBps())
+        .setBurstiness(w.burstiness())
+        .setUtilization(w.utilization())
+        .setCapacityBps(w.capacityBps())
+        .setHourOfDay(w.hourOfDay())
+        .setSliding(w.sliding())
+        .build();
+  }
+}
