@@ -59,11 +59,38 @@ public record Address(long hi, long lo) implements Comparable<Address> {
           + "."
           + (lo & 0xFF);
     }
-    try {
-      return InetAddress.getByAddress(toBytes16()).getHostAddress();
-    } catch (UnknownHostException e) {
-      throw new IllegalStateException(e);
+    // RFC 5952: lower-case hex, no leading zeros, the longest run (>= 2) of zero groups as "::".
+    int[] g = new int[8];
+    for (int i = 0; i < 4; i++) {
+      g[i] = (int) (hi >>> (48 - 16 * i)) & 0xFFFF;
+      g[4 + i] = (int) (lo >>> (48 - 16 * i)) & 0xFFFF;
     }
+    int bestStart = -1;
+    int bestLen = 1;
+    for (int i = 0; i < 8; ) {
+      int j = i;
+      while (j < 8 && g[j] == 0) {
+        j++;
+      }
+      if (j - i > bestLen) {
+        bestStart = i;
+        bestLen = j - i;
+      }
+      i = j == i ? i + 1 : j;
+    }
+    StringBuilder b = new StringBuilder();
+    for (int i = 0; i < 8; i++) {
+      if (i == bestStart) {
+        b.append("::");
+        i += bestLen - 1;
+        continue;
+      }
+      if (b.length() > 0 && b.charAt(b.length() - 1) != ':') {
+        b.append(':');
+      }
+      b.append(Integer.toHexString(g[i]));
+    }
+    return b.toString();
   }
 
   @Override

@@ -1,0 +1,120 @@
+package net.cheetah.analytics.redirects;
+
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
+import java.util.Optional;
+
+/**
+ * Per-flow isolation for one device (ARCHITECTURE.md, "Redirect commands"): a cheetah start on a
+ * monitored link adds a rule moving its 5-tuple to the scavenger class; its end or the rule's
+ * expiry removes it. Guardrails are checked before a rule is added, in this order: protected
+ * prefixes, K active rules per device, the new-rule rate. Duplicate and out-of-order events (END
+ * before START, a START repeated) change nothing.
+ */
+public final class FlowIsolation {
+  private final RedirectSettings settings;
+
+  public FlowIsolation(RedirectSettings settings) {
+    this.settings = settings;
+  }
+
+  /** Decisions for one sighting on {@code device}, at processing time {@code nowMs}. */
+  public List<Decision> on(CheetahSighting s, String device, RuleBook book, long nowMs) {
+    List<Decision> out = new ArrayList<>(expire(book, nowMs));
+    switch (s.kind()) {
+      case START -> start(s, device, book, nowMs).ifPresent(out::add);
+      // An update may add a rule a guardrail refused at the start (a slot or token is free
+      // now); a second refusal of the same flow is not recorded again.
+      case UPDATE ->
+          start(s, device, book, nowMs)
+              .filter(d -> d.kind() != Decision.Kind.REFUSED)
+              .ifPresent(out::add);
+      case END -> {
+        book.markEnded(s.flowId(), nowMs + settings.ruleTtlMs());
+        book.active(s.flowId())
+            .ifPresent(
+                r -> {
+                  book.remove(r.cause());
+                  out.add(Decision.remove(r, "cheetah ended"));
+                });
+      }
+    }
+    return out;
+  }
+
+  /** Removes rules whose expiry has passed (the adapters drop them by themselves too). */
+  public List<Decision> expire(RuleBook book, long nowMs) {
+    book.forgetEndedBefore(nowMs);
+    List<Decision> out = new ArrayList<>();
+    List<Rule> due = new ArrayList<>();
+    for (Rule r : book.allActive()) {
+      if (r.expiresMs() <= nowMs) {
+        due.add(r);
+      }
+    }
+    due.sort(Comparator.comparing(Rule::expiresMs).thenComparing(Rule::commandId));
+    for (Rule r : due) {
+      book.remove(r.cause());
+      out.add(Decision.remove(r, "rule expired"));
+    }
+    return out;
+  }
+
+  private Optional<Decision> start(CheetahSighting s, String device, RuleBook book, long nowMs) {
+    if (book.active(s.flowId()).isPresent() || book.ended(s.flowId())) {
+      return Optional.empty(); // already isolated, or already over: nothing to do
+    }
+    Rule rule =
+        new Rule(
+            CommandIds.add(device, s.flowId()),
+            device,
+            s.flowId(),
+            s.link(),
+            s.src(),
+            s.dst(),
+            s.srcPort(),
+            s.dstPort(),
+            s.proto(),
+            nowMs,
+            nowMs + settings.ruleTtlMs(),
+            s.thresholdVersion(),
+            String.format(
+                java.util.Locale.ROOT,
+                "cheetah %s on %s at %.3f Gb/s",
+                s.flowId(),
+                s.link(),
+                s.rateBps() / 1e9));
+    for (Prefix p : settings.protectedPrefixes()) {
+      if (p.contains(s.src()) || p.contains(s.dst())) {
+        return Optional.of(Decision.refused(rule, "protected prefix " + p));
+      }
+    }
+    if (book.allActive().size() >= settings.maxRulesPerDevice()) {
+      return Optional.of(
+          Decision.refused(
+              rule,
+              "device " + device + " has K = " + settings.maxRulesPerDevice() + " active rules"));
+    }
+    if (!takeToken(book, nowMs)) {
+      return Optional.of(
+          Decision.refused(
+              rule, "rate limit of " + settings.maxNewRulesPerMinute() + " new rules per minute"));
+    }
+    book.put(rule);
+    return Optional.of(Decision.add(rule));
+  }
+
+  private boolean takeToken(RuleBook book, long nowMs) {
+    double capacity = settings.maxNewRulesPerMinute();
+    double tokens = Double.isNaN(book.tokens()) ? capacity : book.tokens();
+    long elapsed = Math.max(0, nowMs - book.tokensAtMs());
+    tokens = Math.min(capacity, tokens + elapsed * capacity / 60_000.0);
+    if (tokens < 1) {
+      book.setTokens(tokens, nowMs);
+      return false;
+    }
+    book.setTokens(tokens - 1, nowMs);
+    return true;
+  }
+}
