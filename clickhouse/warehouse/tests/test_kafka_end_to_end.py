@@ -23,7 +23,7 @@ from tests.warehouse_process import sql, start_warehouse
 TOPICS = (
     "flows.v1", "flows.rejected.v1", "cheetahs.v1", "flowsets.v1", "probe.flights.v1", "probe.bins.v1",
     "probe.packets.v1", "snmp.counters.v1", "transfers.v1", "links.stats.v1", "thresholds.v1",
-    "redirects.commands.v1", "redirects.acks.v1", "throughput.v1", "alerts.v1",
+    "redirects.commands.v1", "redirects.decisions.v1", "redirects.acks.v1", "throughput.v1", "alerts.v1",
 )
 START_MS = int(time.time() * 1000) - 3_600_000  # an hour ago: inside every TTL
 
@@ -186,6 +186,7 @@ def test_every_other_result_topic_lands_in_its_table_with_types_converted(
         "links.stats.v1": m["LinkStats"](link_id="esnet-a", window_start_ms=START_MS, window_end_ms=START_MS + 3_600_000, t1_ms=100, t2_ms=3_600_000, bins=36000, mean_bg_bps=2e8, burstiness=0.7, utilization=0.31, capacity_bps=1e9, hour_of_day=13, sliding=True),
         "thresholds.v1": m["Threshold"](link_id="esnet-a", version=3, mode=2, rate_bps=5e8, computed_ms=START_MS, capacity_bps=1e9, mean_bg_bps=2e8, burstiness=0.7, loss_acceptable=1e-4, reason="table: largest R within l_acpt"),
         "redirects.commands.v1": m["RedirectCommand"](command_id="c-1", issued_ms=START_MS, expires_ms=START_MS + 600_000, device_id="r1", src_prefix=address("198.18.1.0"), src_prefix_len=120, dst_prefix=address("198.18.2.0"), dst_prefix_len=120, proto=6, action=1, reason="cheetah p-1", cheetah_flow_id="p-1", threshold_version=3, link_id="esnet-a", key_id="k1", hmac=b"\x01\xab"),
+        "redirects.decisions.v1": m["RedirectCommand"](command_id="c-2", issued_ms=START_MS, expires_ms=START_MS + 600_000, device_id="r1", action=1, reason="cheetah p-2", refusal="device r1 has K = 100 active rules"),
         "redirects.acks.v1": m["RedirectAck"](command_id="c-1", device_id="r1", status=1, detail="tc filter added", acked_ms=START_MS + 5, adapter="tc"),
         "throughput.v1": m["Throughput"](src_host="dtn1", dst_host="dtn2", start_ms=START_MS, end_ms=START_MS + 1000, streams=4, bytes=10**9, sum_stream_bps=8e9, passive=True),
         "alerts.v1": m["Alert"](alert_id="a-1", kind="step_change", src_host="dtn1", dst_host="dtn2", detected_ms=START_MS, severity="warning", message="throughput fell", value=1e9, expected=4e9),
@@ -201,7 +202,7 @@ def test_every_other_result_topic_lands_in_its_table_with_types_converted(
     try:
         url = warehouse.url
         tables = ("probe_flights", "probe_bins", "probe_packets", "snmp_counters", "transfers", "link_stats", "thresholds",
-                  "redirect_commands", "redirect_acks", "throughput", "alerts")
+                  "redirect_commands", "redirect_decisions", "redirect_acks", "throughput", "alerts")
         wait_until(lambda: all(count(url, t) == 1 for t in tables) and count(url, "rejected WHERE source_topic = 'thresholds.v1'") == 1,
                    "one row in every table and the undecodable threshold in rejected")
         expect = {
@@ -216,6 +217,7 @@ def test_every_other_result_topic_lands_in_its_table_with_types_converted(
             "SELECT action, toString(src_prefix), src_prefix_len, hmac_hex FROM redirect_commands": "scavenger\t::ffff:198.18.1.0\t120\t01AB\n",
             "SELECT rule_id, state FROM redirect_rules FINAL": "c-1\tactive\n",
             "SELECT status, adapter FROM redirect_acks": "applied\ttc\n",
+            "SELECT outcome, refusal FROM redirect_decisions": "refused\tdevice r1 has K = 100 active rules\n",
             "SELECT passive, sum_stream_bps FROM throughput": "true\t8000000000\n",
             "SELECT kind, severity, expected FROM alerts": "step_change\twarning\t4000000000\n",
             "SELECT sum(bins), sum(bg_bytes) FROM link_load_1h": "1\t5000000\n",

@@ -41,6 +41,7 @@ RESULT_TABLES = {
     "link_stats": ("links.stats.v1", "ReplacingMergeTree", 400),
     "thresholds": ("thresholds.v1", "ReplacingMergeTree", 400),
     "redirect_commands": ("redirects.commands.v1", "ReplacingMergeTree", 400),
+    "redirect_decisions": ("redirects.decisions.v1", "ReplacingMergeTree", 400),
     "redirect_acks": ("redirects.acks.v1", "ReplacingMergeTree", 400),
     "throughput": ("throughput.v1", "MergeTree", 400),
     "alerts": ("alerts.v1", "ReplacingMergeTree", 400),

@@ -7,7 +7,7 @@ import java.net.UnknownHostException;
  * An IPv6 address (IPv4 as IPv4-mapped), held as two longs so it is a cheap value key. The wire
  * form in cheetah.v1 is the 16-byte big-endian address.
  */
-public record Address(long hi, long lo) implements Comparable<Address> {
+public record Address(long hi, long lo) implements Comparable<Address>, java.io.Serializable {
 
   private static final long V4_MAPPED_HI = 0L;
   private static final long V4_MAPPED_LO_PREFIX = 0x0000_FFFF_0000_0000L;

@@ -22,6 +22,7 @@ public record CheetahConfig(
     Netflow netflow,
     Warehouse warehouse,
     LinkStats linkStats,
+    Redirects redirects,
     Path dataDir) {
 
   /** Definitions of ARCHITECTURE.md ("NetFlow cheetah", "Parallel flowset"). */
@@ -80,6 +81,63 @@ public record CheetahConfig(
     }
   }
 
+  /**
+   * The redirect job (ARCHITECTURE.md, "Redirect commands"; docs/REDIRECTS.md). {@code keysFile}
+   * empty = {@code data-dir/keys/redirects.json}, created with a fresh key on first start.
+   */
+  public record Redirects(
+      String linkDevices,
+      String monitoredLinks,
+      String protectedPrefixes,
+      int maxRulesPerDevice,
+      int maxNewRulesPerMinute,
+      long ruleTtlMs,
+      boolean dryRun,
+      int dscp,
+      String keysFile)
+      implements java.io.Serializable {
+
+    /** The decision settings, parsed; errors name the key. */
+    public net.cheetah.analytics.redirects.RedirectSettings settings() {
+      Map<String, String> devices = new LinkedHashMap<>();
+      for (String pair : list(linkDevices)) {
+        int eq = pair.indexOf('=');
+        require(
+            eq > 0 && eq < pair.length() - 1,
+            "redirects.link-devices must be LINK=DEVICE[,LINK=DEVICE...], got '" + pair + "'");
+        devices.put(pair.substring(0, eq).trim(), pair.substring(eq + 1).trim());
+      }
+      java.util.List<net.cheetah.analytics.redirects.Prefix> prefixes = new java.util.ArrayList<>();
+      for (String p : list(protectedPrefixes)) {
+        try {
+          prefixes.add(net.cheetah.analytics.redirects.Prefix.parse(p));
+        } catch (IllegalArgumentException e) {
+          throw new ConfigException("redirects.protected-prefixes: " + e.getMessage());
+        }
+      }
+      try {
+        return new net.cheetah.analytics.redirects.RedirectSettings(
+            devices,
+            java.util.Set.copyOf(list(monitoredLinks)),
+            prefixes,
+            maxRulesPerDevice,
+            maxNewRulesPerMinute,
+            ruleTtlMs,
+            dryRun,
+            dscp);
+      } catch (IllegalArgumentException e) {
+        throw new ConfigException("redirects: " + e.getMessage());
+      }
+    }
+
+    private static java.util.List<String> list(String csv) {
+      return java.util.Arrays.stream(csv.split(","))
+          .map(String::trim)
+          .filter(x -> !x.isEmpty())
+          .toList();
+    }
+  }
+
   private static final Map<String, String> DEFAULTS = defaults();
 
   private static Map<String, String> defaults() {
@@ -115,6 +173,20 @@ public record CheetahConfig(
     d.put("link-stats.lateness-ms", "120000");
     // C of the threshold study, for links without an SNMP ifHighSpeed.
     d.put("link-stats.capacity-bps", "1e9");
+    // Redirects: LINK=DEVICE pairs (a link id, or an exporter address for NetFlow cheetahs).
+    d.put("redirects.link-devices", "");
+    // Only these links' cheetahs are isolated (empty = every link with a device).
+    d.put("redirects.monitored-links", "");
+    // Guardrails: never matched (CIDRs), K rules per device, new rules per minute, rule expiry.
+    d.put("redirects.protected-prefixes", "");
+    d.put("redirects.max-rules-per-device", "100");
+    d.put("redirects.max-new-rules-per-minute", "30");
+    d.put("redirects.rule-ttl-ms", "3600000");
+    // Record decisions, publish no command.
+    d.put("redirects.dry-run", "false");
+    // 0 = move matches to the scavenger class; 1..63 = mark them with this DSCP instead.
+    d.put("redirects.dscp", "0");
+    d.put("redirects.keys-file", "");
     d.put("data-dir", ".cheetah/data");
     return Map.copyOf(d);
   }
@@ -180,6 +252,16 @@ public record CheetahConfig(
             lng(v, "link-stats.sliding-every-ms"),
             lng(v, "link-stats.lateness-ms"),
             dbl(v, "link-stats.capacity-bps")),
+        new Redirects(
+            v.get("redirects.link-devices"),
+            v.get("redirects.monitored-links"),
+            v.get("redirects.protected-prefixes"),
+            (int) lng(v, "redirects.max-rules-per-device"),
+            (int) lng(v, "redirects.max-new-rules-per-minute"),
+            lng(v, "redirects.rule-ttl-ms"),
+            bool(v, "redirects.dry-run"),
+            (int) lng(v, "redirects.dscp"),
+            v.get("redirects.keys-file")),
         Path.of(v.get("data-dir")));
   }
 
@@ -203,6 +285,14 @@ public record CheetahConfig(
     } catch (NumberFormatException e) {
       throw new ConfigException(key + " must be a whole number, got '" + s + "'");
     }
+  }
+
+  private static boolean bool(Map<String, String> v, String key) {
+    String s = v.get(key).toLowerCase(java.util.Locale.ROOT);
+    if (!s.equals("true") && !s.equals("false")) {
+      throw new ConfigException(key + " must be true or false, got '" + v.get(key) + "'");
+    }
+    return s.equals("true");
   }
 
   private static double dbl(Map<String, String> v, String key) {

@@ -20,6 +20,8 @@ import net.cheetah.jobs.CheetahJob;
 import net.cheetah.jobs.JobSettings;
 import net.cheetah.jobs.LinkStatsJob;
 import net.cheetah.jobs.NormalizeJob;
+import net.cheetah.jobs.RedirectJob;
+import net.cheetah.jobs.redirects.RedirectKeys;
 import net.cheetah.runtime.ChildProcess;
 import net.cheetah.runtime.EmbeddedFlink;
 import net.cheetah.runtime.EmbeddedKafka;
@@ -100,6 +102,23 @@ final class Stack implements AutoCloseable {
     return netflowPort;
   }
 
+  /**
+   * The redirect signing keys: redirects.keys-file, or DATA/keys/redirects.json, created with a
+   * fresh random key the first time (docs/REDIRECTS.md; give adapters the same file).
+   */
+  Path redirectKeys() throws IOException {
+    String configured = cfg.redirects().keysFile();
+    if (!configured.isBlank()) {
+      return Path.of(configured);
+    }
+    Path file = data.resolve("keys").resolve("redirects.json");
+    if (!Files.exists(file)) {
+      RedirectKeys.create(file, "k" + java.time.LocalDate.now(java.time.ZoneOffset.UTC));
+      say.accept("created redirect signing key " + file);
+    }
+    return file;
+  }
+
   String flinkUrl() {
     return flink.restUrl();
   }
@@ -132,7 +151,8 @@ final class Stack implements AutoCloseable {
     say.accept("Kafka at " + bootstrap);
 
     say.accept(
-        "starting the Flink MiniCluster and the jobs (normalize; cheetahs + flowsets; link stats)");
+        "starting the Flink MiniCluster and the jobs (normalize; cheetahs + flowsets; link stats;"
+            + " redirects)");
     EmbeddedFlink.Config fc =
         EmbeddedFlink.Config.defaults(data).withTaskSlots(cfg.flink().slots());
     flink =
@@ -142,6 +162,10 @@ final class Stack implements AutoCloseable {
     submit(NormalizeJob.NAME, env -> NormalizeJob.addTo(env, settings));
     submit(CheetahJob.NAME, env -> CheetahJob.addTo(env, settings));
     submit(LinkStatsJob.NAME, env -> LinkStatsJob.addTo(env, bootstrap, cfg.linkStats()));
+    Path keys = redirectKeys();
+    submit(
+        RedirectJob.NAME,
+        env -> RedirectJob.addTo(env, bootstrap, cfg.redirects().settings(), keys));
     for (JobID id : jobs.values()) {
       flink.awaitRunning(id, Duration.ofSeconds(60));
     }

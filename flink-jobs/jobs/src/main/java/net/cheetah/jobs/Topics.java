@@ -20,6 +20,7 @@ public final class Topics {
   public static final String LINKS_STATS = "links.stats.v1";
   public static final String THRESHOLDS = "thresholds.v1";
   public static final String REDIRECTS_COMMANDS = "redirects.commands.v1";
+  public static final String REDIRECTS_DECISIONS = "redirects.decisions.v1";
   public static final String REDIRECTS_ACKS = "redirects.acks.v1";
   public static final String THROUGHPUT = "throughput.v1";
   public static final String ALERTS = "alerts.v1";

@@ -23,6 +23,7 @@ public final class Topics {
   public static final String LINKS_STATS = net.cheetah.jobs.Topics.LINKS_STATS;
   public static final String THRESHOLDS = net.cheetah.jobs.Topics.THRESHOLDS;
   public static final String REDIRECTS_COMMANDS = net.cheetah.jobs.Topics.REDIRECTS_COMMANDS;
+  public static final String REDIRECTS_DECISIONS = net.cheetah.jobs.Topics.REDIRECTS_DECISIONS;
   public static final String REDIRECTS_ACKS = net.cheetah.jobs.Topics.REDIRECTS_ACKS;
   public static final String THROUGHPUT = net.cheetah.jobs.Topics.THROUGHPUT;
   public static final String ALERTS = net.cheetah.jobs.Topics.ALERTS;
@@ -43,6 +44,7 @@ public final class Topics {
           LINKS_STATS,
           THRESHOLDS,
           REDIRECTS_COMMANDS,
+          REDIRECTS_DECISIONS,
           REDIRECTS_ACKS,
           THROUGHPUT,
           ALERTS);

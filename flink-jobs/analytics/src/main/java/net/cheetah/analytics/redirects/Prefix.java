@@ -3,7 +3,7 @@ package net.cheetah.analytics.redirects;
 import net.cheetah.analytics.Address;
 
 /** An address prefix in IPv6 terms (an IPv4 /24 is an IPv4-mapped /120). */
-public record Prefix(Address network, int length) {
+public record Prefix(Address network, int length) implements java.io.Serializable {
   public Prefix {
     if (length < 0 || length > 128) {
       throw new IllegalArgumentException("prefix length must be 0..128, got " + length);

@@ -60,6 +60,23 @@ public final class KafkaIO {
         .build();
   }
 
+  /**
+   * At-least-once sink: records are sent as they come and flushed on every checkpoint, never held
+   * for a commit. For commands, whose consumers deduplicate by id (docs/REDIRECTS.md).
+   */
+  public static KafkaSink<KeyedBytes> atLeastOnceSink(String bootstrap, String topic) {
+    Properties p = new Properties();
+    p.setProperty("enable.idempotence", "true");
+    p.setProperty("acks", "all");
+    p.setProperty("linger.ms", "0");
+    return KafkaSink.<KeyedBytes>builder()
+        .setBootstrapServers(bootstrap)
+        .setKafkaProducerConfig(p)
+        .setDeliveryGuarantee(DeliveryGuarantee.AT_LEAST_ONCE)
+        .setRecordSerializer(new RecordSerializer(topic))
+        .build();
+  }
+
   private static final class RecordDeserializer
       implements KafkaRecordDeserializationSchema<KafkaRecord> {
     @Override

@@ -1,0 +1,177 @@
+package net.cheetah.cli;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Properties;
+import net.cheetah.analytics.Address;
+import net.cheetah.jobs.codec.Codec;
+import net.cheetah.jobs.redirects.RedirectKeys;
+import net.cheetah.runtime.Topics;
+import net.cheetah.runtime.Wait;
+import net.cheetah.schemas.v1.CheetahEvent;
+import net.cheetah.schemas.v1.CheetahEventType;
+import net.cheetah.schemas.v1.DetectionSource;
+import net.cheetah.schemas.v1.RedirectAction;
+import net.cheetah.schemas.v1.RedirectCommand;
+import org.apache.kafka.clients.consumer.ConsumerConfig;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.ProducerConfig;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.common.serialization.ByteArrayDeserializer;
+import org.apache.kafka.common.serialization.ByteArraySerializer;
+import org.junit.jupiter.api.Tag;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.CleanupMode;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * cheetahs.v1 → the redirect job → signed commands on redirects.commands.v1 (verified with the
+ * stack's keys file), refusals and decisions in the warehouse, the rule in force in redirect_rules;
+ * and the command path does not wait for checkpoints: with checkpoints every 5 minutes, the command
+ * arrives within seconds.
+ */
+@Tag("integration")
+class RedirectEndToEndTest {
+  static final String TEST = "redirects";
+
+  @TempDir(cleanup = CleanupMode.ON_SUCCESS)
+  Path dir;
+
+  static CheetahEvent event(String flow, CheetahEventType type, long seq, String src) {
+    long now = System.currentTimeMillis();
+    return CheetahEvent.newBuilder()
+        .setFlowId(flow)
+        .setType(type)
+        .setSource(DetectionSource.DETECTION_SOURCE_PROBE)
+        .setEventMs(now)
+        .setSeq(seq)
+        .setLinkId("esnet-a")
+        .setSrcAddr(Codec.addr(Address.parse(src)))
+        .setDstAddr(Codec.addr(Address.parse("198.18.2.20")))
+        .setSrcPort(40000)
+        .setDstPort(5201)
+        .setProto(6)
+        .setStartMs(now - 1000)
+        .setEndMs(now)
+        .setRateBps(3e9)
+        .setThresholdVersion(4)
+        .build();
+  }
+
+  @Test
+  void aCheetahBecomesASignedCommandWithinSecondsAndItsEndRemovesTheRule() throws Exception {
+    Tools tools = EndToEnd.tools();
+    Map<String, String> settings =
+        Map.of(
+            "redirects.link-devices", "esnet-a=r1",
+            "redirects.protected-prefixes", "198.18.9.0/24",
+            "flink.checkpoint-interval-ms", "300000");
+    try (Stack stack =
+        new Stack(
+            EndToEnd.config(settings),
+            tools,
+            dir.resolve("stack"),
+            true,
+            s -> EndToEnd.say(TEST, s))) {
+      stack.start();
+      RedirectKeys keys = RedirectKeys.load(stack.redirectKeys());
+      Properties p = new Properties();
+      p.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, stack.bootstrap());
+      p.put(ProducerConfig.ACKS_CONFIG, "all");
+      Properties c = new Properties();
+      c.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, stack.bootstrap());
+      c.put(ConsumerConfig.GROUP_ID_CONFIG, "redirect-test");
+      c.put(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest");
+      try (KafkaProducer<byte[], byte[]> producer =
+              new KafkaProducer<>(p, new ByteArraySerializer(), new ByteArraySerializer());
+          KafkaConsumer<byte[], byte[]> consumer =
+              new KafkaConsumer<>(c, new ByteArrayDeserializer(), new ByteArrayDeserializer())) {
+        consumer.subscribe(List.of(Topics.REDIRECTS_COMMANDS));
+        long sent = System.nanoTime();
+        send(producer, event("f-1", CheetahEventType.CHEETAH_EVENT_TYPE_START, 1, "198.18.1.10"));
+        send(
+            producer,
+            event("f-protected", CheetahEventType.CHEETAH_EVENT_TYPE_START, 1, "198.18.9.9"));
+        List<RedirectCommand> commands = new ArrayList<>();
+        await(consumer, commands, 1);
+        double seconds = (System.nanoTime() - sent) / 1e9;
+        EndToEnd.say(TEST, String.format("first command %.2f s after the cheetah event", seconds));
+        assertThat(seconds).isLessThan(60); // far below the 300 s checkpoint interval
+        RedirectCommand add = commands.get(0);
+        assertThat(keys.verify(add)).isTrue();
+        assertThat(add.getAction()).isEqualTo(RedirectAction.REDIRECT_ACTION_SCAVENGER);
+        assertThat(List.of(add.getDeviceId(), add.getCheetahFlowId(), add.getLinkId()))
+            .containsExactly("r1", "f-1", "esnet-a");
+        assertThat(add.getThresholdVersion()).isEqualTo(4);
+
+        send(producer, event("f-1", CheetahEventType.CHEETAH_EVENT_TYPE_END, 3, "198.18.1.10"));
+        await(consumer, commands, 2);
+        RedirectCommand remove = commands.get(1);
+        assertThat(keys.verify(remove)).isTrue();
+        assertThat(remove.getAction()).isEqualTo(RedirectAction.REDIRECT_ACTION_REMOVE);
+        assertThat(remove.getReplacesCommandId()).isEqualTo(add.getCommandId());
+        assertThat(commands).noneMatch(x -> x.getCheetahFlowId().equals("f-protected"));
+      }
+      WarehouseClient wh = new WarehouseClient(stack.warehouseUrl());
+      String audit =
+          Wait.forValue(
+              "the decisions and the rule in the warehouse",
+              Duration.ofMinutes(2),
+              Duration.ofSeconds(1),
+              () -> {
+                try {
+                  String d =
+                      wh.query(
+                          "SELECT cheetah_flow_id, outcome, action, refusal FROM redirect_decisions FINAL"
+                              + " ORDER BY cheetah_flow_id, action FORMAT TSV");
+                  String r = wh.query("SELECT state FROM redirect_rules FINAL FORMAT TSV");
+                  return d.lines().count() == 3 && r.equals("removed")
+                      ? java.util.Optional.of(d)
+                      : java.util.Optional.empty();
+                } catch (Exception e) {
+                  return java.util.Optional.empty();
+                }
+              });
+      assertThat(audit)
+          .isEqualTo(
+              "f-1\tpublished\tremove\t\n"
+                  + "f-1\tpublished\tscavenger\t\n"
+                  + "f-protected\trefused\tscavenger\tprotected prefix 198.18.9.0/24");
+    }
+  }
+
+  private static void send(KafkaProducer<byte[], byte[]> producer, CheetahEvent e)
+      throws Exception {
+    producer
+        .send(
+            new ProducerRecord<>(
+                Topics.CHEETAHS, e.getFlowId().getBytes(StandardCharsets.UTF_8), e.toByteArray()))
+        .get();
+  }
+
+  private static void await(
+      KafkaConsumer<byte[], byte[]> consumer, List<RedirectCommand> into, int n) {
+    Wait.forValue(
+        n + " command(s) on " + Topics.REDIRECTS_COMMANDS,
+        Duration.ofMinutes(1),
+        Duration.ofMillis(10),
+        () -> {
+          for (ConsumerRecord<byte[], byte[]> r : consumer.poll(Duration.ofMillis(200))) {
+            try {
+              into.add(RedirectCommand.parseFrom(r.value()));
+            } catch (com.google.protobuf.InvalidProtocolBufferException e) {
+              throw new AssertionError("undecodable command", e);
+            }
+          }
+          return into.size() >= n ? java.util.Optional.of(into.size()) : java.util.Optional.empty();
+        });
+  }
+}

@@ -1,0 +1,132 @@
+package net.cheetah.jobs;
+
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import net.cheetah.analytics.redirects.CheetahSighting;
+import net.cheetah.analytics.redirects.Decision;
+import net.cheetah.analytics.redirects.RedirectSettings;
+import net.cheetah.jobs.flink.KafkaIO;
+import net.cheetah.jobs.flink.KeyedBytes;
+import net.cheetah.jobs.redirects.DeviceSighting;
+import net.cheetah.jobs.redirects.EncodedDecision;
+import net.cheetah.jobs.redirects.RedirectCommands;
+import net.cheetah.jobs.redirects.RedirectFunction;
+import net.cheetah.jobs.redirects.RedirectKeys;
+import net.cheetah.jobs.redirects.Sightings;
+import net.cheetah.schemas.v1.RedirectCommand;
+import org.apache.flink.api.common.eventtime.WatermarkStrategy;
+import org.apache.flink.api.common.functions.OpenContext;
+import org.apache.flink.api.common.functions.RichFlatMapFunction;
+import org.apache.flink.api.common.functions.RichMapFunction;
+import org.apache.flink.api.common.typeinfo.TypeInformation;
+import org.apache.flink.metrics.Counter;
+import org.apache.flink.streaming.api.datastream.DataStream;
+import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
+import org.apache.flink.util.Collector;
+
+/**
+ * cheetahs.v1 → redirects.commands.v1 (signed, at least once) and redirects.decisions.v1 (every
+ * decision: published, dry-run, refused): per-flow isolation with guardrails (docs/REDIRECTS.md).
+ * The command path never waits for a checkpoint; the desired rules are checkpointed state.
+ */
+public final class RedirectJob {
+  public static final String NAME = "cheetah-redirects";
+
+  private RedirectJob() {}
+
+  public static void addTo(
+      StreamExecutionEnvironment env, String bootstrap, RedirectSettings settings, Path keysFile) {
+    RedirectKeys.load(keysFile); // fail at submission, not in a task, if the keys are unusable
+    String keys = keysFile.toAbsolutePath().toString();
+    DataStream<CheetahSighting> sightings =
+        env.fromSource(
+                KafkaIO.source(bootstrap, Topics.CHEETAHS, NAME, Sightings.reader()),
+                WatermarkStrategy.noWatermarks(),
+                "cheetahs.v1")
+            .uid("cheetahs-source");
+    DataStream<EncodedDecision> decisions =
+        sightings
+            .flatMap(new ToDevice(settings))
+            .returns(TypeInformation.of(DeviceSighting.class))
+            .name("route to devices")
+            .uid("route")
+            .keyBy(DeviceSighting::device)
+            .process(new RedirectFunction(settings))
+            .returns(TypeInformation.of(Decision.class))
+            .name("decide (guardrails)")
+            .uid("decide")
+            .map(new Encode(settings, keys))
+            .returns(TypeInformation.of(EncodedDecision.class))
+            .name("encode and sign")
+            .uid("encode");
+    decisions
+        .map(d -> new KeyedBytes(d.device(), d.decision()))
+        .returns(TypeInformation.of(KeyedBytes.class))
+        .name("decisions")
+        .uid("decisions")
+        .sinkTo(KafkaIO.atLeastOnceSink(bootstrap, Topics.REDIRECTS_DECISIONS))
+        .name("redirects.decisions.v1")
+        .uid("decisions-sink");
+    decisions
+        .filter(EncodedDecision::published)
+        .name("published only")
+        .uid("published")
+        .map(d -> new KeyedBytes(d.device(), d.command()))
+        .returns(TypeInformation.of(KeyedBytes.class))
+        .name("commands")
+        .uid("commands")
+        .sinkTo(KafkaIO.atLeastOnceSink(bootstrap, Topics.REDIRECTS_COMMANDS))
+        .name("redirects.commands.v1")
+        .uid("commands-sink");
+  }
+
+  /** Drops (and counts) sightings on links no device acts for. */
+  static final class ToDevice extends RichFlatMapFunction<CheetahSighting, DeviceSighting> {
+    private final RedirectSettings settings;
+    private transient Counter unmonitored;
+
+    ToDevice(RedirectSettings settings) {
+      this.settings = settings;
+    }
+
+    @Override
+    public void open(OpenContext context) {
+      unmonitored = getRuntimeContext().getMetricGroup().counter("unmonitoredCheetahEvents");
+    }
+
+    @Override
+    public void flatMap(CheetahSighting s, Collector<DeviceSighting> out) {
+      settings
+          .deviceFor(s.link())
+          .ifPresentOrElse(d -> out.collect(new DeviceSighting(d, s)), unmonitored::inc);
+    }
+  }
+
+  /** Encodes a decision; published ones are signed, and the same signed bytes go to both topics. */
+  static final class Encode extends RichMapFunction<Decision, EncodedDecision> {
+    private final RedirectSettings settings;
+    private final String keysFile;
+    private transient RedirectKeys keys;
+
+    Encode(RedirectSettings settings, String keysFile) {
+      this.settings = settings;
+      this.keysFile = keysFile;
+    }
+
+    @Override
+    public void open(OpenContext context) {
+      keys = RedirectKeys.load(Path.of(keysFile));
+    }
+
+    @Override
+    public EncodedDecision map(Decision d) {
+      RedirectCommand c = RedirectCommands.of(d, settings, System.currentTimeMillis());
+      byte[] device = d.rule().deviceId().getBytes(StandardCharsets.UTF_8);
+      if (!RedirectCommands.published(d, settings)) {
+        return new EncodedDecision(device, c.toByteArray(), new byte[0]);
+      }
+      byte[] signed = keys.sign(c).toByteArray();
+      return new EncodedDecision(device, signed, signed);
+    }
+  }
+}
