@@ -3,7 +3,13 @@ module cheetah/ingest/snmp
 go 1.26.0
 
 require (
-	github.com/gosnmp/gosnmp v1.47.0 // indirect
-	github.com/twmb/franz-go v1.22.2 // indirect
-	google.golang.org/protobuf v1.36.11 // indirect
+	github.com/gosnmp/gosnmp v1.47.0
+	github.com/twmb/franz-go v1.22.2
+	google.golang.org/protobuf v1.36.11
+)
+
+require (
+	github.com/klauspost/compress v1.20.3 // indirect
+	github.com/pierrec/lz4/v4 v4.1.33 // indirect
+	github.com/twmb/franz-go/pkg/kmsg v1.15.0 // indirect
 )

@@ -1,0 +1,85 @@
+package poller
+
+import (
+	"cheetah/ingest/snmp/gen/cheetahv1"
+	"cheetah/ingest/snmp/internal/agent"
+	"cheetah/ingest/snmp/internal/config"
+	"cheetah/ingest/snmp/internal/monotonic"
+)
+
+// published counters, in SnmpCounters order
+var counterObjects = [...]agent.Object{agent.HCOutOctets, agent.HCOutUcastPkts, agent.OutDiscards}
+
+// link is the state kept for one configured link between polls.
+type link struct {
+	cfg     config.Link
+	ifIndex uint32 // 0 until resolved (if_name links)
+	// indexChanged: the name now resolves to another ifIndex; the next
+	// values belong to another interface and must be rebaselined.
+	indexChanged bool
+
+	counters [len(counterObjects)]monotonic.Counter
+	// ifHighSpeed is a gauge: published as last read.
+	highSpeed uint64
+	// last ifCounterDiscontinuityTime (TimeTicks), when the agent has it
+	discontinuity     uint64
+	discontinuitySeen bool
+
+	missing    [len(agent.Objects)]streak
+	unresolved streak
+}
+
+// fold applies one interface reading to the link's totals. restarted is the
+// target's verdict for this poll. It returns whether any counter had a value
+// (otherwise nothing is published) and the events worth counting.
+func (l *link) fold(iface *agent.Interface, restarted bool, ev *foldEvents) (any bool) {
+	disc := restarted || l.indexChanged
+	if v := iface.Values[agent.CounterDiscontinuityTime]; v.Missing == "" {
+		if l.discontinuitySeen && v.Raw != l.discontinuity && !restarted {
+			disc = true
+			ev.discontinuity = true
+		}
+		l.discontinuity, l.discontinuitySeen = v.Raw, true
+	}
+	if l.indexChanged {
+		ev.discontinuity = true
+		l.indexChanged = false
+	}
+	for i, o := range counterObjects {
+		v := iface.Values[o]
+		if v.Missing != "" {
+			continue
+		}
+		any = true
+		_, e := l.counters[i].Observe(v.Raw, v.Width, disc)
+		switch e {
+		case monotonic.Wrapped:
+			ev.wraps++
+		case monotonic.Reset:
+			ev.resets++
+		}
+	}
+	if v := iface.Values[agent.HighSpeed]; v.Missing == "" {
+		l.highSpeed = v.Raw
+	}
+	return any
+}
+
+type foldEvents struct {
+	wraps, resets uint64
+	discontinuity bool
+}
+
+// message is the link's current state as published.
+func (l *link) message(device string, polledMs uint64) *cheetahv1.SnmpCounters {
+	return &cheetahv1.SnmpCounters{
+		LinkId:           l.cfg.ID,
+		Device:           device,
+		IfIndex:          l.ifIndex,
+		PolledMs:         polledMs,
+		IfHcOutOctets:    l.counters[0].Total(),
+		IfHcOutUcastPkts: l.counters[1].Total(),
+		IfOutDiscards:    l.counters[2].Total(),
+		IfHighSpeedMbps:  l.highSpeed,
+	}
+}
