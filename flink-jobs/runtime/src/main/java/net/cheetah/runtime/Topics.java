@@ -53,6 +53,14 @@ public final class Topics {
   public static final Set<String> HIGH_VOLUME =
       Set.of(FLOWS_GOFLOW2, FLOWS, PROBE_FLIGHTS, PROBE_PACKETS);
 
+  /**
+   * Kept at least this long whatever the configured retention: adapters rebuild their device's
+   * desired rules from the command topic after a restart (docs/REDIRECTS.md), and prefix filters
+   * live up to 30 days.
+   */
+  public static final Map<String, Duration> MIN_RETENTION =
+      Map.of(REDIRECTS_COMMANDS, Duration.ofDays(31));
+
   /** Keyed by entity, only the latest value matters: compacted, never deleted by age. */
   public static final Set<String> COMPACTED = Set.of(THRESHOLDS);
 
@@ -108,13 +116,18 @@ public final class Topics {
     for (String name : ALL) {
       int partitions =
           HIGH_VOLUME.contains(name) ? config.highVolumePartitions() : config.partitions();
+      Duration floor = MIN_RETENTION.get(name);
+      boolean longer = floor != null && floor.compareTo(config.retention()) > 0;
       Map<String, String> topicConfig =
           COMPACTED.contains(name)
               ? Map.of("cleanup.policy", "compact")
               : Map.of(
-                  "cleanup.policy", "delete",
-                  "retention.ms", String.valueOf(config.retention().toMillis()),
-                  "retention.bytes", String.valueOf(config.retentionBytesPerPartition()));
+                  "cleanup.policy",
+                  "delete",
+                  "retention.ms",
+                  String.valueOf(longer ? floor.toMillis() : config.retention().toMillis()),
+                  "retention.bytes",
+                  longer ? "-1" : String.valueOf(config.retentionBytesPerPartition()));
       specs.add(new TopicSpec(name, partitions, topicConfig));
     }
     return specs;

@@ -28,6 +28,8 @@ class TopicsTest {
           "links.stats.v1",
           "thresholds.v1",
           "redirects.commands.v1",
+          // Not in ARCHITECTURE.md's table: every decision of the redirect job, for the audit.
+          "redirects.decisions.v1",
           "redirects.acks.v1",
           "throughput.v1",
           "alerts.v1");
@@ -38,6 +40,14 @@ class TopicsTest {
     assertThat(new Topics(Topics.Config.embedded()).specs())
         .extracting(TopicSpec::name)
         .containsExactlyElementsOf(ARCHITECTURE_TOPICS);
+  }
+
+  @Test
+  void commandsAreKeptAsLongAsTheLongestRuleSoAdaptersCanReconcileFromThem() {
+    Map<String, TopicSpec> specs = byName(new Topics(Topics.Config.embedded()));
+    assertThat(specs.get("redirects.commands.v1").config())
+        .containsEntry("retention.ms", String.valueOf(java.time.Duration.ofDays(31).toMillis()))
+        .containsEntry("retention.bytes", "-1");
   }
 
   @Test

@@ -1,0 +1,139 @@
+"""cheetah adapter: apply signed redirect commands to one device (docs/ADAPTERS.md).
+
+stdout carries JSON lines only: {"event":"ready",...} once the device is reconciled and the adapter
+follows new commands, and {"event":"stopped","counters":{...}} on exit. Logs go to stderr.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import logging
+import os
+import signal
+import sys
+import threading
+from pathlib import Path
+from typing import Any
+
+from cheetah_adapters import kafka_loop, messages
+from cheetah_adapters.engine import Adapter
+from cheetah_adapters.keys import KeysFile, KeysFileError
+from cheetah_adapters.state import StateDir, StateError
+from cheetah_adapters.targets.device import Device, DeviceError
+
+DEFAULT_GOBGP = Path(os.environ.get("CHEETAH_GOBGP_BIN", Path(__file__).resolve().parents[1] / ".bin")) / "gobgp"
+
+EPILOG = """\
+examples:
+  %(prog)s --target tc --device host1/eth1 --bootstrap 127.0.0.1:19092 --keys keys.json \\
+      --interface eth1 --rate 10gbit --scavenger-rate 100mbit
+  %(prog)s --target flowspec --device edge-rtr-1 --bootstrap 127.0.0.1:19092 --keys keys.json \\
+      --gobgp-api 127.0.0.1:50051
+  %(prog)s --target openflow --device sw-3 --bootstrap 127.0.0.1:19092 --keys keys.json \\
+      --switch unix:/var/run/openvswitch/br0.mgmt --scavenger-queue 1
+
+The keys file (mode 0600) is the one the redirect job signs with: {"active": ID, "keys": {ID: HEX}}.
+Exit status: 0 after SIGTERM/SIGINT, 2 for bad options or files, 1 when Kafka or the device fails.
+"""
+
+
+def parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(
+        prog="cheetah adapter", description="Consume redirects.commands.v1 for one device, verify, apply, ack on redirects.acks.v1.",
+        epilog=EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    p.add_argument("--target", required=True, choices=["tc", "flowspec", "openflow"], help="what kind of device to drive")
+    p.add_argument("--device", required=True, help="device id: only commands with this device_id are applied")
+    p.add_argument("--bootstrap", required=True, help="Kafka bootstrap servers, HOST:PORT[,HOST:PORT]")
+    p.add_argument("--keys", required=True, type=Path, help="the shared keys file (JSON, mode 0600)")
+    p.add_argument("--state-dir", type=Path, help="local state (default: .cheetah/adapters/TARGET-DEVICE under $CHEETAH_HOME or the working dir)")
+    p.add_argument("--commands-topic", default=kafka_loop.COMMANDS_TOPIC)
+    p.add_argument("--acks-topic", default=kafka_loop.ACKS_TOPIC)
+    p.add_argument("--log-level", default="INFO", choices=["DEBUG", "INFO", "WARNING", "ERROR"])
+    tc = p.add_argument_group("tc (Linux traffic control)")
+    tc.add_argument("--interface", help="the egress interface to shape (required for tc)")
+    tc.add_argument("--netns", default="", help="network namespace of the interface (tc -n)")
+    tc.add_argument("--rate", default="1gbit", help="link rate C for the HTB root, tc units (default 1gbit)")
+    tc.add_argument("--scavenger-rate", default="8mbit", help="the scavenger class's guaranteed rate (default 8mbit); it borrows up to C")
+    tc.add_argument("--replace-qdisc", action="store_true", help="replace a root qdisc this adapter did not make")
+    fs = p.add_argument_group("flowspec (BGP FlowSpec through GoBGP)")
+    fs.add_argument("--gobgp", default=str(DEFAULT_GOBGP), help=f"the gobgp CLI (default {DEFAULT_GOBGP}, made by adapters/build.sh)")
+    fs.add_argument("--gobgp-api", default="127.0.0.1:50051", help="the local gobgpd's gRPC API (default 127.0.0.1:50051)")
+    fs.add_argument("--scavenger-dscp", type=int, default=8, help="DSCP for SCAVENGER rules (default 8, CS1)")
+    of = p.add_argument_group("openflow (OpenFlow 1.3 via ovs-ofctl)")
+    of.add_argument("--switch", help="ovs-ofctl target: bridge name, unix:PATH.mgmt or tcp:HOST:PORT (required for openflow)")
+    of.add_argument("--table", type=int, default=0)
+    of.add_argument("--priority", type=int, default=40000)
+    of.add_argument("--scavenger-queue", type=int, default=1, help="queue id for SCAVENGER (set_queue)")
+    of.add_argument("--forward", default="NORMAL", help="action after set_queue/DSCP marking (default NORMAL)")
+    return p
+
+
+def make_device(args: argparse.Namespace, p: argparse.ArgumentParser) -> Device:
+    if args.target == "tc":
+        from cheetah_adapters.targets.tc import TcConfig, TcDevice, check_rates
+
+        if not args.interface:
+            p.error("--target tc needs --interface")
+        config = TcConfig(args.interface, args.netns, args.rate, args.scavenger_rate, args.replace_qdisc)
+        check_rates(config)
+        return TcDevice(config)
+    if args.target == "flowspec":
+        from cheetah_adapters.targets.flowspec import FlowspecConfig, FlowspecDevice, check_api
+
+        if not os.access(args.gobgp, os.X_OK):
+            p.error(f"--gobgp {args.gobgp} is not an executable; run adapters/build.sh to install GoBGP")
+        fs = FlowspecConfig(args.gobgp, args.gobgp_api, args.scavenger_dscp)
+        check_api(fs)
+        return FlowspecDevice(fs)
+    from cheetah_adapters.targets.openflow import OpenflowConfig, OpenflowDevice
+
+    if not args.switch:
+        p.error("--target openflow needs --switch")
+    return OpenflowDevice(OpenflowConfig(args.switch, args.table, args.priority, args.scavenger_queue, args.forward))
+
+
+def emit(line: dict[str, Any]) -> None:
+    print(json.dumps(line), flush=True)
+
+
+def main(argv: list[str] | None = None) -> int:
+    p = parser()
+    args = p.parse_args(argv)
+    logging.basicConfig(level=args.log_level, stream=sys.stderr, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+    home = Path(os.environ.get("CHEETAH_HOME", "."))
+    state_path = args.state_dir or home / ".cheetah" / "adapters" / f"{args.target}-{args.device.replace('/', '_')}"
+    try:
+        device = make_device(args, p)
+        keys = KeysFile(args.keys)
+        state_dir = StateDir(state_path, f"{args.target}/{args.device}")
+    except (KeysFileError, StateError, DeviceError) as e:
+        print(f"cheetah adapter: {e}", file=sys.stderr)
+        return 2
+    stop = threading.Event()
+    for sig in (signal.SIGTERM, signal.SIGINT):
+        signal.signal(sig, lambda *_: stop.set())
+    adapter = Adapter(device, args.device, messages.load(), keys, state_dir, send_ack=lambda ack: None)
+    status = 0
+    acks = None
+    try:
+        acks = kafka_loop.run(
+            adapter, args.bootstrap, args.device, stop,
+            on_ready=lambda report: emit({"event": "ready", "target": args.target, "device": args.device, "reconcile": report}),
+            topic=args.commands_topic, acks_topic=args.acks_topic,
+        )
+    except (kafka_loop.KafkaSetupError, DeviceError, StateError) as e:
+        print(f"cheetah adapter: {e}", file=sys.stderr)
+        status = 1
+    finally:
+        counters = adapter.summary()
+        if acks is not None:
+            counters["acks_delivered"], counters["acks_undelivered"] = acks.delivered, acks.failed
+        emit({"event": "stopped", "counters": counters})
+        state_dir.close()
+    return status
+
+
+if __name__ == "__main__":
+    sys.exit(main())

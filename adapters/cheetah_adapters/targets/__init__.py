@@ -1,0 +1,1 @@
+"""Devices the adapters drive: Linux tc, BGP FlowSpec through GoBGP, OpenFlow through Open vSwitch."""

@@ -1,0 +1,34 @@
+"""The command line: help, and clear errors for bad options and files before anything starts."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+from tests.adapter_process import ADAPTERS
+from tests.signer import write_keys
+
+
+def cli(*args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-m", "cheetah_adapters", *args], cwd=ADAPTERS, capture_output=True, text=True, timeout=60)
+
+
+def test_help_names_every_target_and_example() -> None:
+    done = cli("--help")
+    assert done.returncode == 0
+    for word in ("--target {tc,flowspec,openflow}", "--interface", "--gobgp-api", "--switch", "examples:", "mode 0600"):
+        assert word in done.stdout
+
+
+def test_bad_inputs_are_explained(tmp_path: Path) -> None:
+    keys = write_keys(tmp_path / "keys.json")
+    base = ["--device", "d1", "--bootstrap", "127.0.0.1:1", "--keys", str(keys), "--state-dir", str(tmp_path / "s")]
+    missing = cli("--target", "tc", *base)
+    assert missing.returncode == 2 and "--target tc needs --interface" in missing.stderr
+    rates = cli("--target", "tc", *base, "--interface", "x", "--rate", "10mbit", "--scavenger-rate", "20mbit")
+    assert rates.returncode == 2 and "must be below --rate" in rates.stderr
+    os.chmod(keys, 0o640)
+    exposed = cli("--target", "tc", *base, "--interface", "x")
+    assert exposed.returncode == 2 and "chmod 600" in exposed.stderr
