@@ -190,13 +190,26 @@ func testAgentRestart(t *testing.T, version string) {
 	if got := deltaOf(m0, m1); got != (delta{10 * smallFrame, 10, 0}) {
 		t.Fatalf("before restart: %+v", got)
 	}
+	if !m0.GetCountersReset() || m1.GetCountersReset() {
+		t.Fatalf("counters_reset %v then %v; want true on the link's first message, false on the next", m0.GetCountersReset(), m1.GetCountersReset())
+	}
+	// sysUpTime is read when the agent answers; two polls may fall in the
+	// same 10 ms tick
+	if m1.GetSysUptimeTicks() < m0.GetSysUptimeTicks() {
+		t.Fatalf("sys_uptime_ticks %d then %d; want no decrease while the agent runs", m0.GetSysUptimeTicks(), m1.GetSysUptimeTicks())
+	}
 	// A restart is seen when sysUpTime comes back lower than it was; the old
 	// agent must have lived longer than the new one will have at the next
 	// poll (well under a second here). Wait for that, do not guess.
 	waitFor(t, 10*time.Second, func() (bool, string) {
-		return agent.uptime(t) >= 150, "the first snmpd's sysUpTime to pass 1.5 s"
+		up := agent.uptime(t)
+		return up >= 150 && up > m0.GetSysUptimeTicks(), "the first snmpd's sysUpTime to pass 1.5 s and the first poll's"
 	})
 	m1 = poll()
+	if m1.GetCountersReset() || m1.GetSysUptimeTicks() <= m0.GetSysUptimeTicks() {
+		t.Fatalf("later poll: counters_reset %v, sys_uptime_ticks %d after %d; want false and growing while the agent runs",
+			m1.GetCountersReset(), m1.GetSysUptimeTicks(), m0.GetSysUptimeTicks())
+	}
 	agent.restart(t)
 	link.Send(t, 7, smallPayload) // falls in the restart interval
 	m2 := poll()
@@ -206,11 +219,23 @@ func testAgentRestart(t *testing.T, version string) {
 	if got := deltaOf(m1, m2); got != (delta{}) {
 		t.Errorf("the restart interval added %+v; want 0 (new baseline)", got)
 	}
+	if !m2.GetCountersReset() || m2.GetSysUptimeTicks() >= m1.GetSysUptimeTicks() {
+		t.Errorf("restart poll: counters_reset %v, sys_uptime_ticks %d after %d; want true and smaller (a new agent)",
+			m2.GetCountersReset(), m2.GetSysUptimeTicks(), m1.GetSysUptimeTicks())
+	}
 	link.Send(t, 5, smallPayload)
 	link.Send(t, 3, bigPayload)
+	// at most one 10 ms tick, so that sys_uptime_ticks must grow
+	waitFor(t, 5*time.Second, func() (bool, string) {
+		return agent.uptime(t) > m2.GetSysUptimeTicks(), "the new snmpd's sysUpTime to pass the restart poll's"
+	})
 	m3 := poll()
 	if got := deltaOf(m2, m3); got != (delta{5 * smallFrame, 5, 3}) {
 		t.Errorf("after restart: %+v, want 5 frames and 3 discards", got)
+	}
+	if m3.GetCountersReset() || m3.GetSysUptimeTicks() <= m2.GetSysUptimeTicks() {
+		t.Errorf("poll after the restart: counters_reset %v, sys_uptime_ticks %d after %d; want false and growing",
+			m3.GetCountersReset(), m3.GetSysUptimeTicks(), m2.GetSysUptimeTicks())
 	}
 	if h.log.count("agent restarted") != 1 {
 		t.Errorf("want one 'agent restarted' log line:\n%s", h.log)

@@ -49,11 +49,26 @@ func TestEndToEndIntoKafka(t *testing.T) {
 		t.Fatalf("first stdout line %v; want {\"event\":\"ready\",\"links\":1,...}", ready)
 	}
 	// broker down: let at least 4 polls happen (messages fail after 1 s or
-	// find the 2-record buffer full)
+	// find the 2-record buffer full). --print shows each message as sent:
+	// the first starts the link's baseline, the others do not; sysUpTime
+	// grows by about the 500 ms interval between them.
+	// firstPolled holds the polled_ms of each poller process's first
+	// message, the only ones that may carry counters_reset.
+	firstPolled := map[uint64]bool{}
+	var prevTicks float64
 	for i := 0; i < 4; i++ {
-		if l := poller.next(t, 5*time.Second, "a counters line while the broker is down"); l["event"] != "counters" {
+		l := poller.next(t, 5*time.Second, "a counters line while the broker is down")
+		if l["event"] != "counters" {
 			t.Fatalf("unexpected line %v", l)
 		}
+		ticks, _ := l["sys_uptime_ticks"].(float64)
+		if l["counters_reset"] != (i == 0) || ticks <= prevTicks {
+			t.Fatalf("counters line %d: %v; want counters_reset %v and sys_uptime_ticks above %v", i, l, i == 0, prevTicks)
+		}
+		if i == 0 {
+			firstPolled[uint64(l["polled_ms"].(float64))] = true
+		}
+		prevTicks = ticks
 	}
 
 	t0 := time.Now()
@@ -87,7 +102,16 @@ func TestEndToEndIntoKafka(t *testing.T) {
 				if string(r.Key) != "e2e-link" || m.GetLinkId() != "e2e-link" || m.GetDevice() != "e2e-agent" || m.GetIfIndex() != link.IfIndex {
 					t.Fatalf("record key %q message %v; want key and link_id e2e-link, device e2e-agent, if_index %d", r.Key, m, link.IfIndex)
 				}
-				if n := len(got); n > 0 && (m.GetIfHcOutUcastPkts() < got[n-1].GetIfHcOutUcastPkts() || m.GetIfOutDiscards() < got[n-1].GetIfOutDiscards()) {
+				if m.GetCountersReset() != firstPolled[m.GetPolledMs()] {
+					t.Fatalf("record %v: counters_reset must be set on each poller process's first message (polled_ms %v) and only there", m, firstPolled)
+				}
+				// one agent lifetime: sysUpTime grows, by 50 ticks a poll
+				// within a process (a poller restart may fall in one tick)
+				if n := len(got); n > 0 && (m.GetSysUptimeTicks() < got[n-1].GetSysUptimeTicks() ||
+					!m.GetCountersReset() && m.GetSysUptimeTicks() == got[n-1].GetSysUptimeTicks()) {
+					t.Fatalf("sys_uptime_ticks did not grow between records: %v -> %v", got[n-1], m)
+				}
+				if n := len(got); n > 0 && !m.GetCountersReset() && (m.GetIfHcOutUcastPkts() < got[n-1].GetIfHcOutUcastPkts() || m.GetIfOutDiscards() < got[n-1].GetIfOutDiscards()) {
 					t.Fatalf("totals went down between records: %v -> %v", got[n-1], m)
 				}
 				got = append(got, m)
@@ -139,6 +163,30 @@ func TestEndToEndIntoKafka(t *testing.T) {
 		t.Errorf("no reconnect logged; stderr:\n%s", poller.stderr())
 	}
 	t.Logf("consumed %d records; exit counters %v", len(got), c)
+
+	// A new poller process starts new baselines: its first record carries
+	// counters_reset, so a consumer skips that difference instead of
+	// guessing from the totals (the consume check above asserts the flag on
+	// every record and that the next one is a normal interval).
+	again := startProcess(t, bin, "--config", cfgPath, "--brokers", bootstrap, "--print")
+	if l := again.next(t, 10*time.Second, "the second poller's ready line"); l["event"] != "ready" {
+		t.Fatalf("second poller: first line %v", l)
+	}
+	l := again.next(t, 10*time.Second, "the second poller's first counters line")
+	if l["event"] != "counters" || l["counters_reset"] != true {
+		t.Fatalf("second poller's first message %v; want counters_reset true", l)
+	}
+	restartPolled := uint64(l["polled_ms"].(float64))
+	firstPolled[restartPolled] = true
+	first := consume("from the second poller", func(m *cheetahv1.SnmpCounters) bool { return m.GetPolledMs() == restartPolled })
+	next := consume("after the second poller's first", func(m *cheetahv1.SnmpCounters) bool { return m.GetPolledMs() > restartPolled })
+	if !first.GetCountersReset() || next.GetCountersReset() {
+		t.Errorf("second poller in Kafka: counters_reset %v then %v; want true then false", first.GetCountersReset(), next.GetCountersReset())
+	}
+	again.signal(t, syscall.SIGTERM)
+	if code := again.wait(t); code != 0 {
+		t.Fatalf("second poller: exit status %d after SIGTERM; stderr:\n%s", code, again.stderr())
+	}
 }
 
 func buildPoller(t *testing.T) string {

@@ -33,7 +33,10 @@ Usage:
 Published counters are monotonic 64-bit totals kept by the poller: the agent's
 value at the first poll plus every increase since, across Counter32 wraps and
 agent restarts (a restart interval adds 0). A consumer's current-minus-previous
-is the interval's traffic; a total that decreases means the poller restarted.
+is the interval's traffic, except into a message with counters_reset=true (the
+link's first message from this poller process, an agent restart, a counter
+discontinuity or reset, an ifIndex change): skip that difference, the message
+is a new baseline. sys_uptime_ticks is the agent's sysUpTime.0 (1/100 s).
 
 Config file (JSON; durations as "10s"; secrets may be "env:VAR"):
   {"interval": "10s", "timeout": "2s", "retries": 1,

@@ -19,6 +19,13 @@ type link struct {
 	indexChanged bool
 
 	counters [len(counterObjects)]monotonic.Counter
+	// rebaselinePending: a discontinuity came while this counter was
+	// missing; its next value is a new baseline, not an increase.
+	rebaselinePending [len(counterObjects)]bool
+	// newBaseline: the last fold started a new baseline for some counter
+	// (first value, restart, discontinuity, reset, type change); published
+	// as counters_reset.
+	newBaseline bool
 	// ifHighSpeed is a gauge: published as last read.
 	highSpeed uint64
 	// last ifCounterDiscontinuityTime (TimeTicks), when the agent has it
@@ -45,19 +52,25 @@ func (l *link) fold(iface *agent.Interface, restarted bool, ev *foldEvents) (any
 		ev.discontinuity = true
 		l.indexChanged = false
 	}
+	l.newBaseline = false
 	for i, o := range counterObjects {
 		v := iface.Values[o]
 		if v.Missing != "" {
+			l.rebaselinePending[i] = l.rebaselinePending[i] || disc
 			continue
 		}
 		any = true
-		_, e := l.counters[i].Observe(v.Raw, v.Width, disc)
+		_, e := l.counters[i].Observe(v.Raw, v.Width, disc || l.rebaselinePending[i])
+		l.rebaselinePending[i] = false
 		switch e {
 		case monotonic.Wrapped:
 			ev.wraps++
 		case monotonic.Reset:
 			ev.resets++
 		}
+		// anything but an increase: the difference with the previous
+		// message is not this interval's traffic
+		l.newBaseline = l.newBaseline || (e != monotonic.Advanced && e != monotonic.Wrapped)
 	}
 	if v := iface.Values[agent.HighSpeed]; v.Missing == "" {
 		l.highSpeed = v.Raw
@@ -70,8 +83,10 @@ type foldEvents struct {
 	discontinuity bool
 }
 
-// message is the link's current state as published.
-func (l *link) message(device string, polledMs uint64) *cheetahv1.SnmpCounters {
+// message is the link's current state as published, after a fold that
+// returned true. uptimeTicks is the agent's sysUpTime.0 of that reading (0
+// when the agent did not give it).
+func (l *link) message(device string, polledMs uint64, uptimeTicks uint32) *cheetahv1.SnmpCounters {
 	return &cheetahv1.SnmpCounters{
 		LinkId:           l.cfg.ID,
 		Device:           device,
@@ -81,5 +96,7 @@ func (l *link) message(device string, polledMs uint64) *cheetahv1.SnmpCounters {
 		IfHcOutUcastPkts: l.counters[1].Total(),
 		IfOutDiscards:    l.counters[2].Total(),
 		IfHighSpeedMbps:  l.highSpeed,
+		CountersReset:    l.newBaseline,
+		SysUptimeTicks:   uptimeTicks,
 	}
 }

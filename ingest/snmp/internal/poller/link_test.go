@@ -25,7 +25,7 @@ func reading(octets, pkts, discards, speed uint64, disc *uint64) *agent.Interfac
 }
 
 func totals(l *link) [3]uint64 {
-	m := l.message("d", 0)
+	m := l.message("d", 0, 0)
 	return [3]uint64{m.GetIfHcOutOctets(), m.GetIfHcOutUcastPkts(), m.GetIfOutDiscards()}
 }
 
@@ -85,7 +85,69 @@ func TestLinkFold(t *testing.T) {
 	if l.fold(empty, false, &ev) {
 		t.Fatal("a reading without counters must not be published")
 	}
-	if m := l.message("dev", 123); m.GetIfHighSpeedMbps() != 10000 || m.GetLinkId() != "x" || m.GetIfIndex() != 7 || m.GetPolledMs() != 123 {
+	if m := l.message("dev", 123, 4567); m.GetIfHighSpeedMbps() != 10000 || m.GetLinkId() != "x" || m.GetIfIndex() != 7 || m.GetPolledMs() != 123 || m.GetSysUptimeTicks() != 4567 {
 		t.Fatalf("message fields: %v", m)
+	}
+}
+
+// counters_reset marks exactly the messages whose difference with the
+// previous one is not the interval's traffic: the first of the link, and any
+// poll the poller rebaselined (restart, ifCounterDiscontinuityTime, ifIndex
+// change, counter reset, counter type change). Wraps and missing polls are
+// ordinary intervals.
+func TestCountersResetFlag(t *testing.T) {
+	l := &link{cfg: config.Link{ID: "x"}, ifIndex: 7}
+	var d0, d1 uint64 = 0, 4500
+	steps := []struct {
+		name      string
+		in        *agent.Interface
+		restarted bool
+		moved     bool // the if_name resolved to another ifIndex before this poll
+		want      bool
+	}{
+		{"first poll", reading(1000, 10, 4294967290, 10000, &d0), false, false, true},
+		{"normal poll", reading(2000, 20, 4294967295, 10000, &d0), false, false, false},
+		{"discards wrap", reading(3000, 30, 4, 10000, &d0), false, false, false},
+		{"no traffic", reading(3000, 30, 4, 10000, &d0), false, false, false},
+		{"agent restarted", reading(10, 1, 0, 10000, &d0), true, false, true},
+		{"after the restart", reading(20, 2, 0, 10000, &d0), false, false, false},
+		{"discontinuity time changed", reading(30, 3, 0, 10000, &d1), false, false, true},
+		{"after the discontinuity", reading(40, 4, 0, 10000, &d1), false, false, false},
+		// octets 40 -> 5: more than 2^63 back, a cleared counter, not a wrap
+		{"counter reset", reading(5, 5, 0, 10000, &d1), false, false, true},
+		{"after the reset", reading(6, 6, 0, 10000, &d1), false, false, false},
+		{"ifIndex changed", reading(777, 77, 7, 10000, &d1), false, true, true},
+		{"after the move", reading(778, 78, 7, 10000, &d1), false, false, false},
+	}
+	for _, s := range steps {
+		l.indexChanged = s.moved
+		var ev foldEvents
+		if !l.fold(s.in, s.restarted, &ev) {
+			t.Fatalf("%s: fold reported no counter", s.name)
+		}
+		if got := l.message("d", 0, 0).GetCountersReset(); got != s.want {
+			t.Fatalf("%s: counters_reset %v, want %v", s.name, got, s.want)
+		}
+	}
+
+	// discards missing in the restart poll: the restart still applies when
+	// they return (the old raw value 7 is from before the restart; 9 is not
+	// 2 more), so that message is a new baseline too and adds nothing
+	noDiscards := func(i *agent.Interface) *agent.Interface {
+		i.Values[agent.OutDiscards] = agent.Value{Missing: "NoSuchInstance"}
+		return i
+	}
+	var ev foldEvents
+	l.fold(noDiscards(reading(800, 80, 0, 10000, &d1)), true, &ev)
+	if m := l.message("d", 0, 0); !m.GetCountersReset() || m.GetIfOutDiscards() != 4294967300 {
+		t.Fatalf("restart with discards missing: %v; want counters_reset and discards total 4294967300", m)
+	}
+	l.fold(reading(810, 81, 9, 10000, &d1), false, &ev)
+	if m := l.message("d", 0, 0); !m.GetCountersReset() || m.GetIfOutDiscards() != 4294967300 {
+		t.Fatalf("discards back after a restart: %v; want counters_reset and discards total unchanged 4294967300", m)
+	}
+	l.fold(reading(820, 82, 11, 10000, &d1), false, &ev)
+	if m := l.message("d", 0, 0); m.GetCountersReset() || m.GetIfOutDiscards() != 4294967302 {
+		t.Fatalf("next poll: %v; want no reset, discards +2", m)
 	}
 }

@@ -136,12 +136,12 @@ func (t *Target) Poll() []*cheetahv1.SnmpCounters {
 	restarted := t.checkUptime(&samples[0])
 
 	byIndex := map[uint32]*agent.Interface{}
-	received := map[uint32]time.Time{}
+	sampleOf := map[uint32]*agent.Sample{}
 	for si := range samples {
 		for ii := range samples[si].Interfaces {
 			iface := &samples[si].Interfaces[ii]
 			byIndex[iface.Index] = iface
-			received[iface.Index] = samples[si].Received
+			sampleOf[iface.Index] = &samples[si]
 		}
 	}
 	var out []*cheetahv1.SnmpCounters
@@ -156,7 +156,8 @@ func (t *Target) Poll() []*cheetahv1.SnmpCounters {
 			continue
 		}
 		t.countEvents(l, &ev)
-		out = append(out, l.message(t.cfg.Device, uint64(received[l.ifIndex].UnixMilli())))
+		s := sampleOf[l.ifIndex]
+		out = append(out, l.message(t.cfg.Device, uint64(s.Received.UnixMilli()), s.Uptime))
 	}
 	return out
 }

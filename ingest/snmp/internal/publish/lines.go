@@ -29,6 +29,8 @@ type CountersLine struct {
 	IfHcOutUcastPkts uint64 `json:"if_hc_out_ucast_pkts"`
 	IfOutDiscards    uint64 `json:"if_out_discards"`
 	IfHighSpeedMbps  uint64 `json:"if_high_speed_mbps"`
+	CountersReset    bool   `json:"counters_reset"`
+	SysUptimeTicks   uint32 `json:"sys_uptime_ticks"`
 }
 
 // Publish writes one line in a single write.
@@ -37,6 +39,7 @@ func (l *Lines) Publish(m *cheetahv1.SnmpCounters) {
 		Event: "counters", LinkID: m.GetLinkId(), Device: m.GetDevice(), IfIndex: m.GetIfIndex(),
 		PolledMs: m.GetPolledMs(), IfHcOutOctets: m.GetIfHcOutOctets(), IfHcOutUcastPkts: m.GetIfHcOutUcastPkts(),
 		IfOutDiscards: m.GetIfOutDiscards(), IfHighSpeedMbps: m.GetIfHighSpeedMbps(),
+		CountersReset: m.GetCountersReset(), SysUptimeTicks: m.GetSysUptimeTicks(),
 	})
 	l.mu.Lock()
 	defer l.mu.Unlock()
