@@ -1,0 +1,1 @@
+"""Cheetah's Superset dashboards as code: serve Superset, import the bundles, check them headless."""

@@ -1,0 +1,5 @@
+import sys
+
+from cheetah_dashboards.cli import main
+
+sys.exit(main())
