@@ -25,4 +25,23 @@ final class ConfigOptions {
   CheetahConfig load() {
     return CheetahConfig.load(Optional.ofNullable(file), overrides);
   }
+
+  /**
+   * Like {@link #load()}, with {@code commandDefaults} under the file and the overrides: a command
+   * such as the demo sets values of its own that the user can still change.
+   */
+  CheetahConfig load(Map<String, String> commandDefaults) {
+    Map<String, String> merged = new LinkedHashMap<>(commandDefaults);
+    if (file != null) {
+      merged
+          .keySet()
+          .removeAll(
+              CheetahConfig.effectiveValues(Optional.of(file), Map.of()).entrySet().stream()
+                  .filter(e -> !e.getValue().equals(CheetahConfig.defaultValues().get(e.getKey())))
+                  .map(Map.Entry::getKey)
+                  .toList());
+    }
+    merged.putAll(overrides);
+    return CheetahConfig.load(Optional.ofNullable(file), merged);
+  }
 }

@@ -8,6 +8,7 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Locale;
+import java.util.Map;
 import java.util.concurrent.Callable;
 import net.cheetah.config.CheetahConfig;
 import net.cheetah.config.CheetahConfig.Detection;
@@ -65,9 +66,20 @@ final class DemoCommand implements Callable<Integer> {
 
   @Mixin ConfigOptions config;
 
+  /**
+   * The demo's exporter (goflow2 sees it as 127.0.0.1) is the ingress of one device, so its
+   * cheetahs become redirect decisions; one site is protected and K is small, so the audit shows
+   * both guardrails refusing. --set overrides any of them.
+   */
+  static final Map<String, String> DEMO_REDIRECTS =
+      Map.of(
+          "redirects.link-devices", "127.0.0.1=demo-router",
+          "redirects.protected-prefixes", "198.18.6.0/24",
+          "redirects.max-rules-per-device", "20");
+
   @Override
   public Integer call() throws Exception {
-    CheetahConfig cfg = config.load();
+    CheetahConfig cfg = config.load(DEMO_REDIRECTS);
     Tools tools = Tools.fromEnvironment();
     Path data = cfg.dataDir().toAbsolutePath().resolveSibling("demo");
     wipe(data);
