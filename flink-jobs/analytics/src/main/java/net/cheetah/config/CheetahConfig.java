@@ -23,6 +23,7 @@ public record CheetahConfig(
     Warehouse warehouse,
     LinkStats linkStats,
     Redirects redirects,
+    Thresholds thresholds,
     Path dataDir) {
 
   /** Definitions of ARCHITECTURE.md ("NetFlow cheetah", "Parallel flowset"). */
@@ -138,6 +139,35 @@ public record CheetahConfig(
     }
   }
 
+  /**
+   * The rate threshold R per link (ARCHITECTURE.md, "Rate threshold R"): formula mode, and in
+   * feedback mode the formula's R corrected by SNMP discards. {@code capacityBps} is C for links
+   * whose statistics carry none (link-stats.capacity-bps).
+   */
+  public record Thresholds(
+      String mode,
+      double burstinessWeight,
+      double alphaMin,
+      double lossAcceptable,
+      double calmLossRate,
+      int polls,
+      double stepBps,
+      double floorBps,
+      double minChange,
+      double capacityBps)
+      implements java.io.Serializable {
+    public Thresholds {
+      require(
+          mode.equals("formula") || mode.equals("feedback"),
+          "thresholds.mode must be formula or feedback, got '" + mode + "'");
+      require(minChange >= 0 && minChange < 1, "thresholds.min-change must be in [0, 1)");
+    }
+
+    public boolean feedback() {
+      return mode.equals("feedback");
+    }
+  }
+
   private static final Map<String, String> DEFAULTS = defaults();
 
   private static Map<String, String> defaults() {
@@ -187,6 +217,19 @@ public record CheetahConfig(
     // 0 = move matches to the scavenger class; 1..63 = mark them with this DSCP instead.
     d.put("redirects.dscp", "0");
     d.put("redirects.keys-file", "");
+    // R per link: formula (R = alpha_bg (C - mean bg), alpha_bg = max(alpha-min, 1/(1 + k b)))
+    // or feedback (the formula's R lowered by step-bps while SNMP discards over the last
+    // `polls` polls exceed loss-acceptable, raised back when every poll is under calm-loss-rate).
+    d.put("thresholds.mode", "feedback");
+    d.put("thresholds.burstiness-weight", "1.0");
+    d.put("thresholds.alpha-min", "0.1");
+    d.put("thresholds.loss-acceptable", "0.001");
+    d.put("thresholds.calm-loss-rate", "0.0001");
+    d.put("thresholds.polls", "3");
+    d.put("thresholds.step-bps", "5e7");
+    d.put("thresholds.floor-bps", "0");
+    // A new version is published when R moves by at least this fraction.
+    d.put("thresholds.min-change", "0.05");
     d.put("data-dir", ".cheetah/data");
     return Map.copyOf(d);
   }
@@ -262,6 +305,17 @@ public record CheetahConfig(
             bool(v, "redirects.dry-run"),
             (int) lng(v, "redirects.dscp"),
             v.get("redirects.keys-file")),
+        new Thresholds(
+            v.get("thresholds.mode"),
+            dbl(v, "thresholds.burstiness-weight"),
+            dbl(v, "thresholds.alpha-min"),
+            dbl(v, "thresholds.loss-acceptable"),
+            dbl(v, "thresholds.calm-loss-rate"),
+            (int) lng(v, "thresholds.polls"),
+            dbl(v, "thresholds.step-bps"),
+            dbl(v, "thresholds.floor-bps"),
+            dbl(v, "thresholds.min-change"),
+            dbl(v, "link-stats.capacity-bps")),
         Path.of(v.get("data-dir")));
   }
 

@@ -16,7 +16,8 @@ import picocli.CommandLine.Command;
       BackfillCommand.class,
       SqlCommand.class,
       ConfigCommand.class,
-      BrokerCommand.class
+      BrokerCommand.class,
+      net.cheetah.simulator.SimulateCommand.class
     })
 public final class Main {
   private Main() {}

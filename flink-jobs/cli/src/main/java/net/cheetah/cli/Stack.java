@@ -21,6 +21,7 @@ import net.cheetah.jobs.JobSettings;
 import net.cheetah.jobs.LinkStatsJob;
 import net.cheetah.jobs.NormalizeJob;
 import net.cheetah.jobs.RedirectJob;
+import net.cheetah.jobs.ThresholdJob;
 import net.cheetah.jobs.redirects.RedirectKeys;
 import net.cheetah.runtime.ChildProcess;
 import net.cheetah.runtime.EmbeddedFlink;
@@ -152,7 +153,7 @@ final class Stack implements AutoCloseable {
 
     say.accept(
         "starting the Flink MiniCluster and the jobs (normalize; cheetahs + flowsets; link stats;"
-            + " redirects)");
+            + " thresholds; redirects)");
     EmbeddedFlink.Config fc =
         EmbeddedFlink.Config.defaults(data).withTaskSlots(cfg.flink().slots());
     flink =
@@ -162,6 +163,7 @@ final class Stack implements AutoCloseable {
     submit(NormalizeJob.NAME, env -> NormalizeJob.addTo(env, settings));
     submit(CheetahJob.NAME, env -> CheetahJob.addTo(env, settings));
     submit(LinkStatsJob.NAME, env -> LinkStatsJob.addTo(env, bootstrap, cfg.linkStats()));
+    submit(ThresholdJob.NAME, env -> ThresholdJob.addTo(env, bootstrap, cfg.thresholds()));
     Path keys = redirectKeys();
     submit(
         RedirectJob.NAME,

@@ -17,11 +17,15 @@ import net.cheetah.runtime.Topics;
 import net.cheetah.runtime.Wait;
 import net.cheetah.schemas.v1.LinkBin;
 import net.cheetah.schemas.v1.SnmpCounters;
+import net.cheetah.schemas.v1.Threshold;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
+import org.apache.kafka.clients.consumer.ConsumerConfig;
+import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
@@ -31,7 +35,8 @@ import org.junit.jupiter.api.io.TempDir;
 /**
  * probe.bins.v1 (+ snmp.counters.v1) → the link-statistics job → links.stats.v1 → the warehouse's
  * link_stats, in the embedded stack: every complete T2 window is stored once, with background rate,
- * burstiness and utilisation equal to the values computed here from the bins sent.
+ * burstiness and utilisation equal to the values computed here from the bins sent; and the
+ * threshold job turns them into R per link on thresholds.v1, read here as a probe would.
  */
 @Tag("integration")
 class LinkStatsEndToEndTest {
@@ -49,7 +54,9 @@ class LinkStatsEndToEndTest {
         Map.of(
             "link-stats.t2-ms", Long.toString(T2),
             "link-stats.sliding-every-ms", "0",
-            "link-stats.lateness-ms", "1000");
+            "link-stats.lateness-ms", "1000",
+            // Every window publishes R, so the newest R is the last window's.
+            "thresholds.min-change", "0");
     long t0 = (System.currentTimeMillis() / T2) * T2 - 6 * T2;
     Random random = new Random(7);
     // Two links, 25.5 s of bins: windows [t0, t0+10 s) and [t0+10 s, t0+20 s) complete; the third
@@ -152,7 +159,61 @@ class LinkStatsEndToEndTest {
           assertThat(Double.parseDouble(row[6])).isEqualTo(capacity);
         }
       }
+      // The probe's side: the newest R per link, from the compacted topic, equals the formula on
+      // the last window (k = 1, alpha_min 0.1): R = max(0.1, 1/(1 + b)) (C - mean background).
+      Map<String, Threshold> latest = latestThresholds(stack.bootstrap(), 2);
+      for (int l = 0; l < 2; l++) {
+        String[] last = rows.get(2 * l + 1);
+        double b = Double.parseDouble(last[4]);
+        double r =
+            Math.max(0.1, 1 / (1 + b))
+                * (Double.parseDouble(last[6]) - Double.parseDouble(last[3]));
+        Threshold t = latest.get(last[0]);
+        assertThat(t.getRateBps()).isCloseTo(r, within(1e-3 * r));
+        assertThat(t.getVersion()).isGreaterThanOrEqualTo(1);
+        assertThat(t.getReason()).startsWith("R = α_bg");
+      }
     }
+  }
+
+  /** Reads thresholds.v1 from the start until {@code links} links have a threshold at the end. */
+  private static Map<String, Threshold> latestThresholds(String bootstrap, int links) {
+    Properties c = new Properties();
+    c.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
+    c.put(ConsumerConfig.GROUP_ID_CONFIG, "probe-stand-in");
+    c.put(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest");
+    Map<String, Threshold> latest = new java.util.HashMap<>();
+    try (KafkaConsumer<byte[], byte[]> consumer =
+        new KafkaConsumer<>(c, new ByteArrayDeserializer(), new ByteArrayDeserializer())) {
+      consumer.subscribe(List.of(Topics.THRESHOLDS));
+      return Wait.forValue(
+          "R for " + links + " links on " + Topics.THRESHOLDS,
+          Duration.ofMinutes(1),
+          Duration.ofMillis(100),
+          () -> {
+            for (var r : consumer.poll(Duration.ofMillis(200))) {
+              try {
+                Threshold t = Threshold.parseFrom(r.value());
+                Threshold before = latest.get(t.getLinkId());
+                if (before == null || before.getVersion() < t.getVersion()) {
+                  latest.put(t.getLinkId(), t);
+                }
+              } catch (com.google.protobuf.InvalidProtocolBufferException e) {
+                throw new AssertionError("undecodable threshold", e);
+              }
+            }
+            return latest.size() >= links
+                    && consumer.assignment().stream().allMatch(tp -> caughtUp(consumer, tp))
+                ? Optional.of(Map.copyOf(latest))
+                : Optional.empty();
+          });
+    }
+  }
+
+  private static boolean caughtUp(
+      KafkaConsumer<byte[], byte[]> consumer, org.apache.kafka.common.TopicPartition tp) {
+    long end = consumer.endOffsets(List.of(tp)).get(tp);
+    return consumer.position(tp) >= end;
   }
 
   private static byte[] key(String link) {
