@@ -18,6 +18,9 @@ ADMIN_USER = "admin"
 _CONFIG_TEMPLATE = '''# Written by cheetah_dashboards for this state directory; edits are overwritten.
 SECRET_KEY = {secret!r}
 SQLALCHEMY_DATABASE_URI = {metadata_uri!r}
+# SQLite metadata under a dashboard's burst of chart requests: wait for the write lock instead
+# of failing with "database is locked" (seen once in the headless check with 35 charts).
+SQLALCHEMY_ENGINE_OPTIONS = {{"connect_args": {{"timeout": 60}}}}
 # Rate limits kept in memory: one local instance, no Redis.
 RATELIMIT_STORAGE_URI = "memory://"
 # Charts read the warehouse every time: nothing stale in a check, nothing to invalidate.
@@ -25,6 +28,9 @@ DATA_CACHE_CONFIG = {{"CACHE_TYPE": "NullCache"}}
 # Error boxes show the cause, which the headless check quotes.
 SHOW_STACKTRACE = True
 WTF_CSRF_TIME_LIMIT = None
+# Jinja in dataset SQL: zero-filled counts (acks, refusals by guardrail) apply the time range and
+# device filters inside their query, so a status with no rows still shows as 0.
+FEATURE_FLAGS = {{"ENABLE_TEMPLATE_PROCESSING": True}}
 '''
 
 

@@ -34,7 +34,7 @@ def _referenced_metrics(params: dict[str, Any]) -> set[str]:
 
 def test_the_three_dashboards_are_there() -> None:
     names = {b.name for b in BUNDLES}
-    assert {"noc", "planners"} <= names, f"bundles in {BUNDLES_DIR}: {names}"
+    assert {"noc", "planners", "redirects"} <= names, f"bundles in {BUNDLES_DIR}: {names}"
 
 
 @pytest.mark.parametrize("bundle", BUNDLES, ids=lambda b: b.name)

@@ -50,8 +50,8 @@ def test_charts_without_rows_or_with_sql_errors_fail_by_name(report) -> None:  #
 
 def test_dashboards_render_without_error_boxes_and_are_saved_as_png(report) -> None:  # type: ignore[no-untyped-def]
     shots = {s.dashboard: s for s in report.screenshots}
-    assert set(shots) == {"NOC", "Planners", "Check fixture"}
-    for name in ("NOC", "Planners"):
+    assert set(shots) == {"NOC", "Planners", "Redirects", "Check fixture"}
+    for name in ("NOC", "Planners", "Redirects"):
         assert shots[name].errors == [], name
         data = shots[name].path.read_bytes()
         assert data.startswith(PNG_MAGIC) and len(data) > 50_000, name
