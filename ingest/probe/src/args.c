@@ -1,0 +1,197 @@
+#include "args.h"
+
+#include <errno.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static void usage(FILE *f)
+{
+	fprintf(f,
+"Usage: cheetah-probe (--pcap FILE | --iface IF | --vdev DEVARGS) [options]\n"
+"Finds cheetahs (flows faster than R within one flight of T) among all flows of\n"
+"a link, per ARCHITECTURE.md \"flight-rate cheetah\", and exports them.\n"
+"\n"
+"Input (one):\n"
+"  --pcap FILE            replay FILE as fast as possible (DPDK net_pcap); times\n"
+"                         come from the pcap\n"
+"  --memory               with --pcap: load it into memory first, split by flow\n"
+"                         across workers, and replay from there (benchmarks)\n"
+"  --repeat N             with --memory: replay it N times, later passes shifted in\n"
+"                         time; packets/s is that of the fastest pass (default 1)\n"
+"  --iface IF             capture live on interface IF (DPDK net_af_packet)\n"
+"  --vdev DEVARGS         any DPDK virtual port, e.g. net_pcap0,rx_iface=eth1\n"
+"Offline output:\n"
+"  --out DIR              write DIR/cheetahs.csv (src,dst,src_port,dst_port,proto,\n"
+"                         detected_ms,flight_rate_bps), DIR/summary.json and\n"
+"                         DIR/bins.csv (bin_start_ms,bytes,packets,cheetah_bytes)\n"
+"Detection (defaults from ARCHITECTURE.md):\n"
+"  --rate-threshold BPS   R in bits/s (default 1e9); thresholds.v1 updates it live\n"
+"  --flight-ms MS         T, the flight length (default 100)\n"
+"  --min-length L         packets shorter than L bytes (IP length) create no\n"
+"                         flow entry (default 0)\n"
+"  --sampling S           probability that a packet may create an entry (default 1)\n"
+"  --sampling-mode M      create (default, ARCHITECTURE.md: S only decides who gets\n"
+"                         an entry) or packet (for comparison: every packet is\n"
+"                         sampled after the lookup, bytes scaled by 1/S)\n"
+"  --drop-proto LIST      protocols that create no entry (default 1,58: ICMP)\n"
+"  --cache-size N         flow entries per worker (default 262144)\n"
+"  --idle-timeout-ms MS   a cheetah idle this long ends (default 2000)\n"
+"  --workers N            worker cores (default 1); flows are pinned to workers by\n"
+"                         a symmetric 5-tuple hash (NIC RSS or a distributor core)\n"
+"Kafka (optional):\n"
+"  --kafka HOST:PORT      export cheetahs.v1, probe.flights.v1, probe.bins.v1,\n"
+"                         probe.packets.v1; read R live from thresholds.v1\n"
+"  --link-id ID           link these packets are from (default link0)\n"
+"  --probe-id ID          this probe's name (default probe0)\n"
+"  --bin-ms MS            T1 of probe.bins.v1 (default 100)\n"
+"  --flight-floor BPS     export flights at or above this rate (default R/2)\n"
+"  --packet-sample N      export 1 in N packets (default 1000; 0: none)\n"
+"  --compression C        lz4 (default), zstd, snappy, gzip, none\n"
+"  --kafka-queue N        messages held while Kafka is away (default 200000);\n"
+"                         beyond that records are counted as undeliverable\n"
+"Other:\n"
+"  --duration-s S         live input: stop after S seconds (default: SIGINT/SIGTERM)\n"
+"  --eal \"ARGS\"           extra DPDK EAL arguments\n"
+"  --quiet                no counters on stderr at exit\n"
+"  --help                 this text\n"
+"\n"
+"Example: cheetah-probe --pcap trace.pcap --out /tmp/run --rate-threshold 5e8\n");
+}
+
+static int bad(const char *opt, const char *val, const char *want)
+{
+	fprintf(stderr, "cheetah-probe: --%s %s: %s (see --help)\n", opt, val, want);
+	return -1;
+}
+
+static int number(const char *opt, const char *val, double min, double max, double *out)
+{
+	char *end;
+	errno = 0;
+	double v = strtod(val, &end);
+	if (errno || end == val || *end || v < min || v > max) {
+		char want[96];
+		snprintf(want, sizeof want, "expected a number from %g to %g", min, max);
+		return bad(opt, val, want);
+	}
+	*out = v;
+	return 0;
+}
+
+static int proto_list(const char *val, uint8_t *drop)
+{
+	memset(drop, 0, 256);
+	if (!*val || !strcmp(val, "none"))
+		return 0;
+	char copy[256];
+	snprintf(copy, sizeof copy, "%s", val);
+	for (char *save = NULL, *t = strtok_r(copy, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
+		char *end;
+		long p = strtol(t, &end, 10);
+		if (*end || p < 0 || p > 255)
+			return bad("drop-proto", val, "expected protocol numbers 0-255, comma separated, or none");
+		drop[p] = 1;
+	}
+	return 0;
+}
+
+enum { O_PCAP = 256, O_MEMORY, O_IFACE, O_VDEV, O_OUT, O_R, O_T, O_L, O_S, O_DROP, O_CACHE, O_IDLE,
+       O_WORKERS, O_KAFKA, O_LINK, O_PROBE, O_BIN, O_FLOOR, O_PSAMPLE, O_COMP, O_KQUEUE, O_DURATION,
+       O_EAL, O_QUIET, O_HELP, O_SMODE, O_REPEAT };
+
+int probe_parse_args(int argc, char **argv, struct probe_options *o)
+{
+	static const struct option longs[] = {
+		{"pcap", 1, 0, O_PCAP}, {"memory", 0, 0, O_MEMORY}, {"iface", 1, 0, O_IFACE},
+		{"vdev", 1, 0, O_VDEV}, {"out", 1, 0, O_OUT}, {"rate-threshold", 1, 0, O_R},
+		{"flight-ms", 1, 0, O_T}, {"min-length", 1, 0, O_L}, {"sampling", 1, 0, O_S},
+		{"drop-proto", 1, 0, O_DROP}, {"cache-size", 1, 0, O_CACHE}, {"idle-timeout-ms", 1, 0, O_IDLE},
+		{"workers", 1, 0, O_WORKERS}, {"kafka", 1, 0, O_KAFKA}, {"link-id", 1, 0, O_LINK},
+		{"probe-id", 1, 0, O_PROBE}, {"bin-ms", 1, 0, O_BIN}, {"flight-floor", 1, 0, O_FLOOR},
+		{"packet-sample", 1, 0, O_PSAMPLE}, {"compression", 1, 0, O_COMP},
+		{"kafka-queue", 1, 0, O_KQUEUE}, {"duration-s", 1, 0, O_DURATION}, {"eal", 1, 0, O_EAL},
+		{"quiet", 0, 0, O_QUIET}, {"sampling-mode", 1, 0, O_SMODE},
+		{"repeat", 1, 0, O_REPEAT}, {"help", 0, 0, O_HELP}, {0, 0, 0, 0}};
+	memset(o, 0, sizeof *o);
+	o->rate_threshold_bps = 1e9;
+	o->flight_ms = 100;
+	o->sampling = 1;
+	o->workers = 1;
+	o->cache_size = 262144;
+	o->idle_timeout_ms = 2000;
+	o->bin_ms = 100;
+	o->flight_floor_bps = -1;
+	o->packet_sample = 1000;
+	o->drop_proto[1] = o->drop_proto[58] = 1;
+	o->link_id = "link0";
+	o->probe_id = "probe0";
+	o->compression = "lz4";
+	o->kafka_queue = 200000;
+	double v;
+	int c, idx;
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, "", longs, &idx)) != -1) {
+		const char *name = c >= O_PCAP ? longs[idx].name : "";
+		switch (c) {
+		case O_PCAP: o->pcap = optarg; break;
+		case O_MEMORY: o->memory = 1; break;
+		case O_IFACE: o->iface = optarg; break;
+		case O_VDEV: o->vdev = optarg; break;
+		case O_OUT: o->out_dir = optarg; break;
+		case O_R: if (number(name, optarg, 1, 1e15, &o->rate_threshold_bps)) return -1; break;
+		case O_T: if (number(name, optarg, 1, 3600000, &v)) return -1; o->flight_ms = (uint32_t)v; break;
+		case O_L: if (number(name, optarg, 0, 65535, &v)) return -1; o->min_length = (uint32_t)v; break;
+		case O_S: if (number(name, optarg, 0, 1, &o->sampling)) return -1; break;
+		case O_DROP: if (proto_list(optarg, o->drop_proto)) return -1; break;
+		case O_CACHE: if (number(name, optarg, 1, 1 << 30, &v)) return -1; o->cache_size = (uint32_t)v; break;
+		case O_IDLE: if (number(name, optarg, 1, 86400000, &v)) return -1; o->idle_timeout_ms = (uint32_t)v; break;
+		case O_WORKERS: if (number(name, optarg, 1, 64, &v)) return -1; o->workers = (uint32_t)v; break;
+		case O_KAFKA: o->kafka = optarg; break;
+		case O_LINK: o->link_id = optarg; break;
+		case O_PROBE: o->probe_id = optarg; break;
+		case O_BIN: if (number(name, optarg, 1, 3600000, &v)) return -1; o->bin_ms = (uint32_t)v; break;
+		case O_FLOOR: if (number(name, optarg, 0, 1e15, &o->flight_floor_bps)) return -1; break;
+		case O_PSAMPLE: if (number(name, optarg, 0, 1e9, &v)) return -1; o->packet_sample = (uint32_t)v; break;
+		case O_COMP: o->compression = optarg; break;
+		case O_KQUEUE: if (number(name, optarg, 1, 1e7, &v)) return -1; o->kafka_queue = (uint32_t)v; break;
+		case O_DURATION: if (number(name, optarg, 0, 1e9, &o->duration_s)) return -1; break;
+		case O_EAL: o->eal_extra = optarg; break;
+		case O_QUIET: o->quiet = 1; break;
+		case O_REPEAT: if (number(name, optarg, 1, 1000, &v)) return -1; o->repeat = (uint32_t)v; break;
+		case O_SMODE:
+			if (strcmp(optarg, "create") && strcmp(optarg, "packet"))
+				return bad(name, optarg, "expected create or packet");
+			o->sample_every_packet = !strcmp(optarg, "packet");
+			break;
+		case O_HELP: usage(stdout); return 1;
+		default:
+			fprintf(stderr, "cheetah-probe: unknown option or missing value: %s (see --help)\n",
+				argv[optind - 1]);
+			return -1;
+		}
+	}
+	if (optind < argc) {
+		fprintf(stderr, "cheetah-probe: unexpected argument %s (options start with --; see --help)\n",
+			argv[optind]);
+		return -1;
+	}
+	int inputs = !!o->pcap + !!o->iface + !!o->vdev;
+	if (inputs != 1) {
+		fprintf(stderr, "cheetah-probe: give exactly one input: --pcap FILE, --iface IF or --vdev DEVARGS "
+				"(see --help)\n");
+		return -1;
+	}
+	if (o->repeat > 1 && !o->memory) {
+		fprintf(stderr, "cheetah-probe: --repeat replays a trace held in memory: it needs --memory\n");
+		return -1;
+	}
+	if (o->memory && !o->pcap) {
+		fprintf(stderr, "cheetah-probe: --memory replays a pcap: it needs --pcap FILE\n");
+		return -1;
+	}
+	if (o->flight_floor_bps < 0)
+		o->flight_floor_bps = o->rate_threshold_bps / 2;
+	return 0;
+}
