@@ -9,7 +9,6 @@ import net.cheetah.jobs.links.LinkInput;
 import net.cheetah.jobs.links.LinkInputs;
 import net.cheetah.jobs.links.LinkStatsFunction;
 import net.cheetah.schemas.v1.LinkStats;
-import org.apache.flink.api.common.eventtime.WatermarkStrategy;
 import org.apache.flink.api.common.typeinfo.TypeInformation;
 import org.apache.flink.streaming.api.datastream.DataStream;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
@@ -27,23 +26,14 @@ public final class LinkStatsJob {
       StreamExecutionEnvironment env, String bootstrap, CheetahConfig.LinkStats cfg) {
     // The operator keeps each link's clock from its bins: no watermarks.
     DataStream<LinkInput> bins =
-        env.fromSource(
-                KafkaIO.source(bootstrap, Topics.PROBE_BINS, NAME, LinkInputs.bins()),
-                WatermarkStrategy.noWatermarks(),
-                "probe.bins.v1")
-            .uid("bins-source");
+        KafkaIO.unwatermarked(
+            env, bootstrap, Topics.PROBE_BINS, NAME, LinkInputs.bins(), "bins-source");
     DataStream<LinkInput> cheetahs =
-        env.fromSource(
-                KafkaIO.source(bootstrap, Topics.CHEETAHS, NAME, LinkInputs.netflowCheetahs()),
-                WatermarkStrategy.noWatermarks(),
-                "cheetahs.v1")
-            .uid("cheetahs-source");
+        KafkaIO.unwatermarked(
+            env, bootstrap, Topics.CHEETAHS, NAME, LinkInputs.netflowCheetahs(), "cheetahs-source");
     DataStream<LinkInput> capacities =
-        env.fromSource(
-                KafkaIO.source(bootstrap, Topics.SNMP_COUNTERS, NAME, LinkInputs.capacities()),
-                WatermarkStrategy.noWatermarks(),
-                "snmp.counters.v1")
-            .uid("snmp-source");
+        KafkaIO.unwatermarked(
+            env, bootstrap, Topics.SNMP_COUNTERS, NAME, LinkInputs.capacities(), "snmp-source");
     bins.union(cheetahs, capacities)
         .keyBy(LinkInput::linkId)
         .process(new LinkStatsFunction(cfg))

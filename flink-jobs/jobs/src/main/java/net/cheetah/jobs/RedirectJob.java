@@ -14,7 +14,6 @@ import net.cheetah.jobs.redirects.RedirectFunction;
 import net.cheetah.jobs.redirects.RedirectKeys;
 import net.cheetah.jobs.redirects.Sightings;
 import net.cheetah.schemas.v1.RedirectCommand;
-import org.apache.flink.api.common.eventtime.WatermarkStrategy;
 import org.apache.flink.api.common.functions.OpenContext;
 import org.apache.flink.api.common.functions.RichFlatMapFunction;
 import org.apache.flink.api.common.functions.RichMapFunction;
@@ -39,11 +38,8 @@ public final class RedirectJob {
     RedirectKeys.load(keysFile); // fail at submission, not in a task, if the keys are unusable
     String keys = keysFile.toAbsolutePath().toString();
     DataStream<CheetahSighting> sightings =
-        env.fromSource(
-                KafkaIO.source(bootstrap, Topics.CHEETAHS, NAME, Sightings.reader()),
-                WatermarkStrategy.noWatermarks(),
-                "cheetahs.v1")
-            .uid("cheetahs-source");
+        KafkaIO.unwatermarked(
+            env, bootstrap, Topics.CHEETAHS, NAME, Sightings.reader(), "cheetahs-source");
     DataStream<EncodedDecision> decisions =
         sightings
             .flatMap(new ToDevice(settings))

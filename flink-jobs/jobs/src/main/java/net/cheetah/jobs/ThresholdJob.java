@@ -6,7 +6,6 @@ import net.cheetah.jobs.flink.KeyedBytes;
 import net.cheetah.jobs.thresholds.ThresholdFunction;
 import net.cheetah.jobs.thresholds.ThresholdInput;
 import net.cheetah.jobs.thresholds.ThresholdInputs;
-import org.apache.flink.api.common.eventtime.WatermarkStrategy;
 import org.apache.flink.api.common.typeinfo.TypeInformation;
 import org.apache.flink.streaming.api.datastream.DataStream;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
@@ -24,17 +23,11 @@ public final class ThresholdJob {
   public static void addTo(
       StreamExecutionEnvironment env, String bootstrap, CheetahConfig.Thresholds cfg) {
     DataStream<ThresholdInput> stats =
-        env.fromSource(
-                KafkaIO.source(bootstrap, Topics.LINKS_STATS, NAME, ThresholdInputs.stats()),
-                WatermarkStrategy.noWatermarks(),
-                "links.stats.v1")
-            .uid("stats-source");
+        KafkaIO.unwatermarked(
+            env, bootstrap, Topics.LINKS_STATS, NAME, ThresholdInputs.stats(), "stats-source");
     DataStream<ThresholdInput> polls =
-        env.fromSource(
-                KafkaIO.source(bootstrap, Topics.SNMP_COUNTERS, NAME, ThresholdInputs.polls()),
-                WatermarkStrategy.noWatermarks(),
-                "snmp.counters.v1")
-            .uid("snmp-source");
+        KafkaIO.unwatermarked(
+            env, bootstrap, Topics.SNMP_COUNTERS, NAME, ThresholdInputs.polls(), "snmp-source");
     stats
         .union(polls)
         .keyBy(ThresholdInput::linkId)

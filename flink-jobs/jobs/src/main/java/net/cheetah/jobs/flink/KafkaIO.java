@@ -43,6 +43,24 @@ public final class KafkaIO {
         .build();
   }
 
+  /**
+   * A topic as a stream without watermarks, for operators that keep their own clock (link
+   * statistics per link, thresholds, redirects): named after the topic, with a stable uid.
+   */
+  public static <T> org.apache.flink.streaming.api.datastream.DataStream<T> unwatermarked(
+      org.apache.flink.streaming.api.environment.StreamExecutionEnvironment env,
+      String bootstrap,
+      String topic,
+      String groupId,
+      KafkaRecordDeserializationSchema<T> decoder,
+      String uid) {
+    return env.fromSource(
+            source(bootstrap, topic, groupId, decoder),
+            org.apache.flink.api.common.eventtime.WatermarkStrategy.noWatermarks(),
+            topic)
+        .uid(uid);
+  }
+
   /** Transactional sink: records become visible when the checkpoint that covers them completes. */
   public static KafkaSink<KeyedBytes> exactlyOnceSink(
       String bootstrap, String topic, String txPrefix) {
