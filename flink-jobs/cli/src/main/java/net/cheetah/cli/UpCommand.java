@@ -57,6 +57,12 @@ final class UpCommand implements Callable<Integer> {
         "up: ready. NetFlow/IPFIX -> udp://127.0.0.1:%d | warehouse %s | Flink %s | Kafka %s%n"
             + "up: query with ./cheetah sql \"SELECT count() FROM flows\"; Ctrl-C to stop.%n",
         stack.netflowPort(), stack.warehouseUrl(), stack.flinkUrl(), stack.bootstrap());
+    // The same, for programs that start the stack: one JSON line on stdout (the house convention).
+    System.out.printf(
+        "{\"event\":\"ready\",\"netflow_port\":%d,\"warehouse_url\":\"%s\",\"flink_url\":\"%s\","
+            + "\"bootstrap\":\"%s\"}%n",
+        stack.netflowPort(), stack.warehouseUrl(), stack.flinkUrl(), stack.bootstrap());
+    System.out.flush();
     stopped.await();
     return 0;
   }
