@@ -1,0 +1,130 @@
+"""`./cheetah up` as a child process on free loopback ports: started, waited for, stopped by PID.
+
+Once Kafka, the jobs, the warehouse and goflow2 are up the stack prints `up: ready. NetFlow/IPFIX
+-> udp://... | warehouse URL | Flink URL | Kafka HOST:PORT` on stderr (and the same as a JSON
+line on stdout). Every stderr line goes to the log file; the ready line is parsed from it.
+SIGTERM makes the stack stop cleanly (savepoints, warehouse catch-up); if it does not exit in
+time, its children (warehouse, goflow2) and then the JVM are killed by PID.
+
+CHEETAH_UP_CMD overrides the command; by default it is <repo>/cheetah up (which runs from a
+private copy of Cheetah's jars, so a rebuild meanwhile cannot break it).
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shlex
+import signal
+import socket
+import subprocess
+import threading
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[2]
+READY = re.compile(r"^up: ready\. NetFlow/IPFIX -> udp://127\.0\.0\.1:(\d+) \| warehouse (\S+) \| Flink (\S+) \| Kafka (\S+)")
+
+
+def free_port(kind: int = socket.SOCK_STREAM) -> int:
+    with socket.socket(socket.AF_INET, kind) as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+@dataclass
+class Stack:
+    process: subprocess.Popen[str]
+    log_path: Path
+    data_dir: Path
+    netflow_port: int = 0
+    warehouse_url: str = ""
+    bootstrap: str = ""
+    ready_line: threading.Event = field(default_factory=threading.Event)
+    last_lines: list[str] = field(default_factory=list)
+
+    @property
+    def keys_file(self) -> Path:
+        return self.data_dir / "keys" / "redirects.json"
+
+    def _drain(self) -> None:
+        assert self.process.stderr is not None
+        with open(self.log_path, "a") as log:
+            for line in self.process.stderr:
+                log.write(line)
+                log.flush()
+                self.last_lines = (self.last_lines + [line.rstrip()])[-20:]
+                found = READY.match(line)
+                if found:
+                    self.netflow_port = int(found.group(1))
+                    self.warehouse_url, self.bootstrap = found.group(2), found.group(4)
+                    self.ready_line.set()
+
+    def problems(self, limit: int = 5) -> str:
+        """The stack log's most repeated error lines (numbers folded), to say why nothing came out."""
+        counts: dict[str, int] = {}
+        example: dict[str, str] = {}
+        for line in self.log_path.read_text(errors="replace").splitlines():
+            if re.search(r"Exception|Error|ERROR|failed", line) and not line.startswith("\t"):
+                key = re.sub(r"\d+", "N", line)
+                counts[key] = counts.get(key, 0) + 1
+                example.setdefault(key, line[:300])
+        top = sorted(counts, key=lambda k: -counts[k])[:limit]
+        return "\n  ".join(f"{counts[k]}x {example[k]}" for k in top) or "(none)"
+
+    def await_ready(self, timeout: float) -> None:
+        deadline = time.monotonic() + timeout
+        while not self.ready_line.wait(0.2):
+            if self.process.poll() is not None or time.monotonic() > deadline:
+                state = f"exited {self.process.returncode}" if self.process.poll() is not None else f"not ready after {timeout:.0f} s"
+                tail = "\n  ".join(self.last_lines[-8:])
+                raise AssertionError(f"`cheetah up` {state}; last lines:\n  {tail}\nfull log: {self.log_path}")
+
+    def stop(self, timeout: float = 90) -> int | None:
+        """SIGTERM (a clean stop), then SIGKILL by PID to whatever is left. Returns the exit code."""
+        if self.process.poll() is None:
+            children = _children(self.process.pid)
+            self.process.send_signal(signal.SIGTERM)
+            try:
+                self.process.wait(timeout=timeout)
+            except subprocess.TimeoutExpired:
+                for pid in children + [self.process.pid]:
+                    try:
+                        os.kill(pid, signal.SIGKILL)
+                    except ProcessLookupError:
+                        pass
+                self.process.wait()
+        return self.process.returncode
+
+
+def _children(pid: int) -> list[int]:
+    found: list[int] = []
+    for task in Path(f"/proc/{pid}/task").glob("*"):
+        try:
+            found += [int(p) for p in (task / "children").read_text().split()]
+        except OSError:
+            continue
+    return found
+
+
+def start_stack(data_dir: Path, log_path: Path, settings: dict[str, str]) -> Stack:
+    """`cheetah up` with every port free and chosen here, and `settings` as --set overrides."""
+    ports = {
+        "kafka.port": free_port(),
+        "kafka.controller-port": free_port(),
+        "flink.rest-port": free_port(),
+        "netflow.udp-port": free_port(socket.SOCK_DGRAM),
+        "netflow.metrics-port": free_port(),
+        "warehouse.http-port": free_port(),
+    }
+    sets = {**{k: str(v) for k, v in ports.items()}, "data-dir": str(data_dir), **settings}
+    command = shlex.split(os.environ.get("CHEETAH_UP_CMD", "")) or [str(REPO / "cheetah"), "up"]
+    argv = command + [a for k, v in sets.items() for a in ("--set", f"{k}={v}")]
+    with open(log_path, "w") as log:
+        log.write(" ".join(argv) + "\n")
+    # `cheetah` execs the JVM (after its setup checks), so this PID becomes the stack's own.
+    process = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    stack = Stack(process, log_path, data_dir)
+    threading.Thread(target=stack._drain, daemon=True).start()
+    return stack
