@@ -32,16 +32,24 @@ final class ConfigOptions {
    */
   CheetahConfig load(Map<String, String> commandDefaults) {
     Map<String, String> merged = new LinkedHashMap<>(commandDefaults);
-    if (file != null) {
-      merged
-          .keySet()
-          .removeAll(
-              CheetahConfig.effectiveValues(Optional.of(file), Map.of()).entrySet().stream()
-                  .filter(e -> !e.getValue().equals(CheetahConfig.defaultValues().get(e.getKey())))
-                  .map(Map.Entry::getKey)
-                  .toList());
-    }
+    merged.keySet().removeAll(keysInFile());
     merged.putAll(overrides);
     return CheetahConfig.load(Optional.ofNullable(file), merged);
+  }
+
+  /** Keys the --config file sets (none if it cannot be read: load() then reports that). */
+  private java.util.Set<String> keysInFile() {
+    if (file == null) {
+      return java.util.Set.of();
+    }
+    java.util.Properties p = new java.util.Properties();
+    try (java.io.Reader r = java.nio.file.Files.newBufferedReader(file)) {
+      p.load(r);
+    } catch (java.io.IOException e) {
+      return java.util.Set.of();
+    }
+    return p.stringPropertyNames().stream()
+        .map(String::trim)
+        .collect(java.util.stream.Collectors.toSet());
   }
 }
