@@ -1,5 +1,6 @@
 package net.cheetah.jobs.flink;
 
+import java.util.function.LongSupplier;
 import org.apache.flink.api.common.eventtime.Watermark;
 import org.apache.flink.api.common.eventtime.WatermarkGenerator;
 import org.apache.flink.api.common.eventtime.WatermarkOutput;
@@ -9,37 +10,51 @@ import org.apache.flink.api.common.eventtime.WatermarkOutput;
  * idleMs} of wall-clock silence, event time advances with the wall clock, so flows and flowsets of
  * a link that went quiet still end. {@code idleMs = 0} disables the advance. Use it without Flink's
  * withIdleness, which stops asking the generator once a split is idle.
+ *
+ * <p>A split that has never had a record holds event time back for a while before it is marked
+ * idle: a backlog may be about to arrive on it (after a restart, or when a transaction commits
+ * records to every partition at once), and marking it idle at once lets the split read first drive
+ * event time alone, so the others' records come late and flows spanning them are cut. The hold is
+ * {@code idleMs}, or the out-of-orderness bound when the advance is off (a hold of 0 would mark it
+ * idle at once).
  */
 public final class IdleAdvancingWatermarks<T> implements WatermarkGenerator<T> {
   private final long outOfOrdernessMs;
   private final long idleMs;
+  private final long firstRecordHoldMs;
+  private final LongSupplier clock;
   private long maxTs = Long.MIN_VALUE + 1;
-  private long lastEventWallMs = System.currentTimeMillis();
+  private long lastEventWallMs;
 
   public IdleAdvancingWatermarks(long outOfOrdernessMs, long idleMs) {
+    this(outOfOrdernessMs, idleMs, System::currentTimeMillis);
+  }
+
+  /** With the wall clock given (tests). */
+  public IdleAdvancingWatermarks(long outOfOrdernessMs, long idleMs, LongSupplier clock) {
     this.outOfOrdernessMs = outOfOrdernessMs;
     this.idleMs = idleMs;
+    this.firstRecordHoldMs = idleMs > 0 ? idleMs : outOfOrdernessMs;
+    this.clock = clock;
+    this.lastEventWallMs = clock.getAsLong();
   }
 
   @Override
   public void onEvent(T event, long ts, WatermarkOutput out) {
     maxTs = Math.max(maxTs, ts);
-    lastEventWallMs = System.currentTimeMillis();
+    lastEventWallMs = clock.getAsLong();
   }
 
   @Override
   public void onPeriodicEmit(WatermarkOutput out) {
+    long silentMs = clock.getAsLong() - lastEventWallMs;
     if (maxTs == Long.MIN_VALUE + 1) {
-      // A partition that has never had a record holds event time back for the idle period (a
-      // backlog may be about to arrive on it: marking it idle at once let the partition read
-      // first drive event time alone, and the other's records came late), then stops holding.
-      if (System.currentTimeMillis() - lastEventWallMs > idleMs) {
+      if (silentMs > firstRecordHoldMs) {
         out.markIdle();
       }
       return;
     }
     long wm = maxTs - outOfOrdernessMs - 1;
-    long silentMs = System.currentTimeMillis() - lastEventWallMs;
     if (idleMs > 0 && silentMs > idleMs) {
       wm += silentMs - idleMs;
     }

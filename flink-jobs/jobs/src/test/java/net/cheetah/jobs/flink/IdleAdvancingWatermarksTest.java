@@ -1,0 +1,89 @@
+package net.cheetah.jobs.flink;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.util.ArrayList;
+import java.util.List;
+import org.apache.flink.api.common.eventtime.Watermark;
+import org.apache.flink.api.common.eventtime.WatermarkOutput;
+import org.junit.jupiter.api.Test;
+
+class IdleAdvancingWatermarksTest {
+  /** Records what the generator emits. */
+  static final class Out implements WatermarkOutput {
+    final List<Long> marks = new ArrayList<>();
+    boolean idle;
+
+    @Override
+    public void emitWatermark(Watermark w) {
+      marks.add(w.getTimestamp());
+      idle = false;
+    }
+
+    @Override
+    public void markIdle() {
+      idle = true;
+    }
+
+    @Override
+    public void markActive() {
+      idle = false;
+    }
+  }
+
+  long now = 1_000_000;
+
+  @Test
+  void aSplitWithoutRecordsHoldsEventTimeBackEvenWithTheAdvanceOff() {
+    // The restart flake: with the advance off (idleMs 0), an empty split used to be idle after 1
+    // ms.
+    var g = new IdleAdvancingWatermarks<String>(20_000, 0, () -> now);
+    Out out = new Out();
+    now += 5_000;
+    g.onPeriodicEmit(out);
+    assertThat(out.idle).as("idle 5 s after start, hold 20 s").isFalse();
+    assertThat(out.marks).isEmpty();
+    now += 15_001;
+    g.onPeriodicEmit(out);
+    assertThat(out.idle).as("idle after the out-of-orderness bound").isTrue();
+  }
+
+  @Test
+  void withTheAdvanceOnTheHoldIsTheIdlePeriod() {
+    var g = new IdleAdvancingWatermarks<String>(20_000, 2_000, () -> now);
+    Out out = new Out();
+    now += 2_000;
+    g.onPeriodicEmit(out);
+    assertThat(out.idle).isFalse();
+    now += 1;
+    g.onPeriodicEmit(out);
+    assertThat(out.idle).isTrue();
+  }
+
+  @Test
+  void eventTimeTrailsTheLargestTimestampThenFollowsTheClockWhenSilent() {
+    var g = new IdleAdvancingWatermarks<String>(20_000, 30_000, () -> now);
+    Out out = new Out();
+    g.onEvent("r", 500_000, out);
+    g.onEvent("r", 400_000, out);
+    g.onPeriodicEmit(out);
+    assertThat(out.marks).containsExactly(500_000L - 20_000 - 1);
+    now += 30_000;
+    g.onPeriodicEmit(out);
+    assertThat(out.marks.get(1)).as("not yet silent beyond idleMs").isEqualTo(479_999L);
+    now += 7_000;
+    g.onPeriodicEmit(out);
+    assertThat(out.marks.get(2)).as("7 s past the idle period").isEqualTo(486_999L);
+  }
+
+  @Test
+  void withTheAdvanceOffSilenceNeverMovesEventTime() {
+    var g = new IdleAdvancingWatermarks<String>(20_000, 0, () -> now);
+    Out out = new Out();
+    g.onEvent("r", 500_000, out);
+    now += 3_600_000;
+    g.onPeriodicEmit(out);
+    assertThat(out.marks).containsExactly(479_999L);
+    assertThat(out.idle).isFalse();
+  }
+}
