@@ -22,7 +22,7 @@ from tests.warehouse_process import sql, start_warehouse
 
 TOPICS = (
     "flows.v1", "flows.rejected.v1", "cheetahs.v1", "flowsets.v1", "probe.flights.v1", "probe.bins.v1",
-    "probe.packets.v1", "snmp.counters.v1", "transfers.v1", "links.stats.v1", "thresholds.v1",
+    "probe.packets.v1", "probe.counters.v1", "snmp.counters.v1", "transfers.v1", "links.stats.v1", "thresholds.v1",
     "redirects.commands.v1", "redirects.decisions.v1", "redirects.acks.v1", "throughput.v1", "alerts.v1",
 )
 START_MS = int(time.time() * 1000) - 3_600_000  # an hour ago: inside every TTL
@@ -181,6 +181,7 @@ def test_every_other_result_topic_lands_in_its_table_with_types_converted(
             rate_bps=1e9, cheetah=True, threshold_version=3, threshold_bps=5e8),
         "probe.bins.v1": m["LinkBin"](link_id="esnet-a", probe_id="probe-1", bin_start_ms=START_MS, bin_ms=100, bytes=9_000_000, packets=6000, cheetah_bytes=4_000_000),
         "probe.packets.v1": m["PacketSummary"](flow_id="p-1", link_id="esnet-a", ts_ns=ns, src_addr=address("198.18.1.10"), length=1500, tcp_flags=0x18, sampling_rate=1000, tcp_window=65535),
+        "probe.counters.v1": m["ProbeCounters"](probe_id="probe-1", link_id="esnet-a", started_ms=START_MS - 60_000, at_ms=START_MS, packets=10**6, bytes=9 * 10**8, truncated_l3=2, fragment=3, port_missed=7, kafka_undeliverable=1, threshold_version=3, threshold_bps=5e8),
         "snmp.counters.v1": m["SnmpCounters"](link_id="esnet-a", device="r1", if_index=7, polled_ms=START_MS, if_hc_out_octets=2**40, if_hc_out_ucast_pkts=10**9, if_out_discards=17, if_high_speed_mbps=100_000, counters_reset=True, sys_uptime_ticks=4242),
         "transfers.v1": m["Transfer"](src_host="dtn1", dst_host="dtn2", tool="iperf3", streams=4, bytes=10**11, seconds=100.5, start_ms=START_MS, end_ms=START_MS + 100_500, stream_rates_bps=[1e9, 2e9], stream_seconds=[100.0, 100.5]),
         "links.stats.v1": m["LinkStats"](link_id="esnet-a", window_start_ms=START_MS, window_end_ms=START_MS + 3_600_000, t1_ms=100, t2_ms=3_600_000, bins=36000, mean_bg_bps=2e8, burstiness=0.7, utilization=0.31, capacity_bps=1e9, hour_of_day=13, sliding=True),
@@ -201,7 +202,7 @@ def test_every_other_result_topic_lands_in_its_table_with_types_converted(
     warehouse = start_warehouse(tmp_path / "data", brokers=broker.bootstrap, group_prefix="every-topic")
     try:
         url = warehouse.url
-        tables = ("probe_flights", "probe_bins", "probe_packets", "snmp_counters", "transfers", "link_stats", "thresholds",
+        tables = ("probe_flights", "probe_bins", "probe_packets", "probe_counters", "snmp_counters", "transfers", "link_stats", "thresholds",
                   "redirect_commands", "redirect_decisions", "redirect_acks", "throughput", "alerts")
         wait_until(lambda: all(count(url, t) == 1 for t in tables) and count(url, "rejected WHERE source_topic = 'thresholds.v1'") == 1,
                    "one row in every table and the undecodable threshold in rejected")
@@ -210,6 +211,9 @@ def test_every_other_result_topic_lands_in_its_table_with_types_converted(
                 f"2001:db8::2\t{sql(url, f'SELECT fromUnixTimestamp64Nano({ns}, {chr(39)}UTC{chr(39)})').strip()}\ttrue\t1000000000\n",
             "SELECT bytes - cheetah_bytes, bin_ms FROM probe_bins": "5000000\t100\n",
             "SELECT tcp_flags, sampling_rate, toString(src_addr) FROM probe_packets": "24\t1000\t::ffff:198.18.1.10\n",
+            "SELECT started_at, at, not_flow_packets, port_drops, kafka_undeliverable FROM probe_counter_increments":
+                f"{sql(url, f'SELECT fromUnixTimestamp64Milli({START_MS - 60_000}, {chr(39)}UTC{chr(39)})').strip()}\t"
+                f"{sql(url, f'SELECT fromUnixTimestamp64Milli({START_MS}, {chr(39)}UTC{chr(39)})').strip()}\t5\t7\t1\n",
             "SELECT if_hc_out_octets, if_out_discards, if_high_speed_mbps, counters_reset, sys_uptime_ticks FROM snmp_counters":
                 f"{2**40}\t17\t100000\ttrue\t4242\n",
             "SELECT stream_rates_bps, stream_seconds, seconds FROM transfers": "[1000000000,2000000000]\t[100,100.5]\t100.5\n",

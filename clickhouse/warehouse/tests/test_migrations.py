@@ -34,6 +34,7 @@ RESULT_TABLES = {
     "probe_flights": ("probe.flights.v1", "MergeTree", 30),
     "probe_bins": ("probe.bins.v1", "MergeTree", 90),
     "probe_packets": ("probe.packets.v1", "MergeTree", 7),
+    "probe_counters": ("probe.counters.v1", "MergeTree", 90),
     "snmp_counters": ("snmp.counters.v1", "MergeTree", 400),
     "transfers": ("transfers.v1", "MergeTree", 400),
     "cheetahs": ("cheetahs.v1", "ReplacingMergeTree", 400),

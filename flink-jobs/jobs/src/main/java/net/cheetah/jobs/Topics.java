@@ -13,6 +13,10 @@ public final class Topics {
   public static final String PROBE_FLIGHTS = "probe.flights.v1";
   public static final String PROBE_BINS = "probe.bins.v1";
   public static final String PROBE_PACKETS = "probe.packets.v1";
+
+  /** Not in ARCHITECTURE.md's table: the probe's live counters (health), for the NOC. */
+  public static final String PROBE_COUNTERS = "probe.counters.v1";
+
   public static final String SNMP_COUNTERS = "snmp.counters.v1";
   public static final String TRANSFERS = "transfers.v1";
   public static final String CHEETAHS = "cheetahs.v1";

@@ -16,6 +16,7 @@ public final class Topics {
   public static final String PROBE_FLIGHTS = net.cheetah.jobs.Topics.PROBE_FLIGHTS;
   public static final String PROBE_BINS = net.cheetah.jobs.Topics.PROBE_BINS;
   public static final String PROBE_PACKETS = net.cheetah.jobs.Topics.PROBE_PACKETS;
+  public static final String PROBE_COUNTERS = net.cheetah.jobs.Topics.PROBE_COUNTERS;
   public static final String SNMP_COUNTERS = net.cheetah.jobs.Topics.SNMP_COUNTERS;
   public static final String TRANSFERS = net.cheetah.jobs.Topics.TRANSFERS;
   public static final String CHEETAHS = net.cheetah.jobs.Topics.CHEETAHS;
@@ -37,6 +38,7 @@ public final class Topics {
           PROBE_FLIGHTS,
           PROBE_BINS,
           PROBE_PACKETS,
+          PROBE_COUNTERS,
           SNMP_COUNTERS,
           TRANSFERS,
           CHEETAHS,

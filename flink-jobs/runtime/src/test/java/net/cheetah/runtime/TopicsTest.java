@@ -21,6 +21,8 @@ class TopicsTest {
           "probe.flights.v1",
           "probe.bins.v1",
           "probe.packets.v1",
+          // Not in ARCHITECTURE.md's table: the probe's live counters, for the NOC.
+          "probe.counters.v1",
           "snmp.counters.v1",
           "transfers.v1",
           "cheetahs.v1",

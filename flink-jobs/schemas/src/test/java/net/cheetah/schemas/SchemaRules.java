@@ -31,6 +31,7 @@ final class SchemaRules {
           Map.entry("probe.flights.v1", "Flight"),
           Map.entry("probe.bins.v1", "LinkBin"),
           Map.entry("probe.packets.v1", "PacketSummary"),
+          Map.entry("probe.counters.v1", "ProbeCounters"),
           Map.entry("snmp.counters.v1", "SnmpCounters"),
           Map.entry("transfers.v1", "Transfer"),
           Map.entry("cheetahs.v1", "CheetahEvent"),
