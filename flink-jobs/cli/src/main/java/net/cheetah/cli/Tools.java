@@ -14,6 +14,11 @@ record Tools(Path home, Path python, Path goflow2, String nfdump) {
         env("CHEETAH_NFDUMP", "nfdump"));
   }
 
+  /** A program ./cheetah setup built into .cheetah/bin (cheetah-probe, cheetah-tracegen, ...). */
+  Path built(String program) {
+    return require(home.resolve(".cheetah/bin").resolve(program), program);
+  }
+
   Path require(Path p, String what) {
     if (!Files.isExecutable(p)) {
       throw new IllegalStateException(what + " not found at " + p + "; run ./cheetah setup");

@@ -1,0 +1,6 @@
+-- What the demo waits on for its probe link: bins stored, link statistics and thresholds derived.
+SELECT
+    (SELECT count() FROM probe_bins) AS bins,
+    (SELECT count() FROM link_stats) AS link_stats,
+    (SELECT count() FROM thresholds) AS thresholds
+FORMAT TabSeparated

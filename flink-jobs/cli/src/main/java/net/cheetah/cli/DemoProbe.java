@@ -1,0 +1,122 @@
+package net.cheetah.cli;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.function.Consumer;
+
+/**
+ * The demo's packet side: a generated backbone trace of a few minutes (the study's link, C = 1 Gb/s
+ * with ~200 Mb/s of background, plus injected cheetahs) replayed through the real DPDK probe into
+ * the stack's broker. Its bins feed link statistics, thresholds and the NOC's link charts; its
+ * cheetahs are the probe's cheetahs.v1 events.
+ */
+final class DemoProbe {
+  static final String LINK = "demo-link";
+  static final String PROBE = "demo-probe";
+
+  /** The trace: 4 % of the full CAIDA-like load (~196 Mb/s), 5 minutes. */
+  static final double SCALE = 0.04;
+
+  static final int SECONDS = 300;
+  static final double RATE_THRESHOLD_BPS = 5e8;
+
+  /**
+   * Link statistics often enough to draw over 5 minutes of bins (defaults: hourly windows, a
+   * sliding update every 5 min, 2 min lateness); the link is the study's 1 Gb/s.
+   */
+  static final Map<String, String> LINK_STATS =
+      Map.of(
+          "link-stats.sliding-every-ms", "30000",
+          "link-stats.lateness-ms", "5000",
+          "link-stats.capacity-bps", "1e9");
+
+  private final Tools tools;
+  private final Consumer<String> say;
+
+  DemoProbe(Tools tools, Consumer<String> say) {
+    this.tools = tools;
+    this.say = say;
+  }
+
+  /**
+   * Generates the trace from {@code startEpochS} on and replays it into {@code bootstrap}; returns
+   * the probe's summary.json. The pcap is deleted afterwards (hundreds of MB); its truth file is
+   * kept.
+   */
+  Path run(Path dir, String bootstrap, long seed, long startEpochS)
+      throws IOException, InterruptedException {
+    Files.createDirectories(dir);
+    Path pcap = dir.resolve("trace.pcap");
+    say.accept(
+        String.format(
+            Locale.ROOT,
+            "probe: generating %d s of link traffic (%.0f %% of a CAIDA-like 10 Gb/s minute)",
+            SECONDS,
+            SCALE * 100));
+    exec(
+        dir.resolve("tracegen.log"),
+        tools.built("cheetah-tracegen").toString(),
+        "--out",
+        pcap.toString(),
+        "--truth",
+        dir.resolve("truth.json").toString(),
+        "--seed",
+        Long.toString(seed),
+        "--scale",
+        Double.toString(SCALE),
+        "--seconds",
+        Integer.toString(SECONDS),
+        "--rate-threshold",
+        Double.toString(RATE_THRESHOLD_BPS),
+        "--cheetahs",
+        "8",
+        "--start-epoch",
+        Long.toString(startEpochS));
+    say.accept("probe: replaying it through cheetah-probe (DPDK net_pcap) into Kafka");
+    Path out = dir.resolve("run");
+    try {
+      exec(
+          dir.resolve("probe.log"),
+          tools.built("cheetah-probe").toString(),
+          "--pcap",
+          pcap.toString(),
+          "--out",
+          out.toString(),
+          "--kafka",
+          bootstrap,
+          "--link-id",
+          LINK,
+          "--probe-id",
+          PROBE,
+          "--rate-threshold",
+          Double.toString(RATE_THRESHOLD_BPS));
+    } finally {
+      Files.deleteIfExists(pcap);
+    }
+    return out.resolve("summary.json");
+  }
+
+  private static void exec(Path log, String... cmd) throws IOException, InterruptedException {
+    Process p =
+        new ProcessBuilder(List.of(cmd))
+            .redirectErrorStream(true)
+            .redirectOutput(log.toFile())
+            .start();
+    int rc = p.waitFor();
+    if (rc != 0) {
+      List<String> tail = Files.readAllLines(log);
+      throw new IllegalStateException(
+          Path.of(cmd[0]).getFileName()
+              + " failed (exit "
+              + rc
+              + "); its log, "
+              + log
+              + ", ends:\n  "
+              + String.join("\n  ", tail.subList(Math.max(0, tail.size() - 10), tail.size())));
+    }
+  }
+}
