@@ -100,6 +100,23 @@ public record CheetahConfig(
       long prefixFilterAgeMs)
       implements java.io.Serializable {
 
+    public Redirects {
+      require(
+          prefixFilterLength == 0 || prefixFilterLength == 24 || prefixFilterLength == 32,
+          "redirects.prefix-filter-length must be 0 (off), 24 (IPv4 /24, IPv6 /48) or 32 (host"
+              + " pairs), got "
+              + prefixFilterLength);
+      require(
+          prefixFilterAgeMs >= 1
+              && prefixFilterAgeMs
+                  <= net.cheetah.analytics.redirects.RedirectSettings.MAX_PREFIX_FILTER_AGE_MS,
+          "redirects.prefix-filter-age-ms must be 1.."
+              + net.cheetah.analytics.redirects.RedirectSettings.MAX_PREFIX_FILTER_AGE_MS
+              + " (30 days: adapters rebuild their rules from redirects.commands.v1, kept 31"
+              + " days), got "
+              + prefixFilterAgeMs);
+    }
+
     /** The decision settings, parsed; errors name the key. */
     public net.cheetah.analytics.redirects.RedirectSettings settings() {
       Map<String, String> devices = new LinkedHashMap<>();
@@ -118,20 +135,6 @@ public record CheetahConfig(
           throw new ConfigException("redirects.protected-prefixes: " + e.getMessage());
         }
       }
-      require(
-          prefixFilterLength == 0 || prefixFilterLength == 24 || prefixFilterLength == 32,
-          "redirects.prefix-filter-length must be 0 (off), 24 (IPv4 /24, IPv6 /48) or 32 (host"
-              + " pairs), got "
-              + prefixFilterLength);
-      require(
-          prefixFilterAgeMs >= 1
-              && prefixFilterAgeMs
-                  <= net.cheetah.analytics.redirects.RedirectSettings.MAX_PREFIX_FILTER_AGE_MS,
-          "redirects.prefix-filter-age-ms must be 1.."
-              + net.cheetah.analytics.redirects.RedirectSettings.MAX_PREFIX_FILTER_AGE_MS
-              + " (30 days: adapters rebuild their rules from redirects.commands.v1, kept 31"
-              + " days), got "
-              + prefixFilterAgeMs);
       try {
         return new net.cheetah.analytics.redirects.RedirectSettings(
             devices,
