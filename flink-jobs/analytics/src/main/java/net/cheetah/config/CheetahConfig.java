@@ -95,8 +95,27 @@ public record CheetahConfig(
       long ruleTtlMs,
       boolean dryRun,
       int dscp,
-      String keysFile)
+      String keysFile,
+      int prefixFilterLength,
+      long prefixFilterAgeMs)
       implements java.io.Serializable {
+
+    public Redirects {
+      require(
+          prefixFilterLength == 0 || prefixFilterLength == 24 || prefixFilterLength == 32,
+          "redirects.prefix-filter-length must be 0 (off), 24 (IPv4 /24, IPv6 /48) or 32 (host"
+              + " pairs), got "
+              + prefixFilterLength);
+      require(
+          prefixFilterAgeMs >= 1
+              && prefixFilterAgeMs
+                  <= net.cheetah.analytics.redirects.RedirectSettings.MAX_PREFIX_FILTER_AGE_MS,
+          "redirects.prefix-filter-age-ms must be 1.."
+              + net.cheetah.analytics.redirects.RedirectSettings.MAX_PREFIX_FILTER_AGE_MS
+              + " (30 days: adapters rebuild their rules from redirects.commands.v1, kept 31"
+              + " days), got "
+              + prefixFilterAgeMs);
+    }
 
     /** The decision settings, parsed; errors name the key. */
     public net.cheetah.analytics.redirects.RedirectSettings settings() {
@@ -125,7 +144,9 @@ public record CheetahConfig(
             maxNewRulesPerMinute,
             ruleTtlMs,
             dryRun,
-            dscp);
+            dscp,
+            prefixFilterLength,
+            prefixFilterAgeMs);
       } catch (IllegalArgumentException e) {
         throw new ConfigException("redirects: " + e.getMessage());
       }
@@ -217,6 +238,11 @@ public record CheetahConfig(
     // 0 = move matches to the scavenger class; 1..63 = mark them with this DSCP instead.
     d.put("redirects.dscp", "0");
     d.put("redirects.keys-file", "");
+    // Prefix filters from NetFlow cheetahs (α flows) per ingress router: 0 = off (a /24 filter
+    // also catches the other traffic of the pair), 24 = (src /24, dst /24) and IPv6 /48,
+    // 32 = host pairs. A filter ages out this long after its newest α flow (at most 30 days).
+    d.put("redirects.prefix-filter-length", "0");
+    d.put("redirects.prefix-filter-age-ms", "2592000000");
     // R per link: formula (R = alpha_bg (C - mean bg), alpha_bg = max(alpha-min, 1/(1 + k b)))
     // or feedback (the formula's R lowered by step-bps while SNMP discards over the last
     // `polls` polls exceed loss-acceptable, raised back when every poll is under calm-loss-rate).
@@ -304,7 +330,9 @@ public record CheetahConfig(
             lng(v, "redirects.rule-ttl-ms"),
             bool(v, "redirects.dry-run"),
             (int) lng(v, "redirects.dscp"),
-            v.get("redirects.keys-file")),
+            v.get("redirects.keys-file"),
+            (int) lng(v, "redirects.prefix-filter-length"),
+            lng(v, "redirects.prefix-filter-age-ms")),
         new Thresholds(
             v.get("thresholds.mode"),
             dbl(v, "thresholds.burstiness-weight"),

@@ -36,7 +36,8 @@ import org.junit.jupiter.api.io.TempDir;
  * cheetahs.v1 → the redirect job → signed commands on redirects.commands.v1 (verified with the
  * stack's keys file), refusals and decisions in the warehouse, the rule in force in redirect_rules;
  * and the command path does not wait for checkpoints: with checkpoints every 5 minutes, the command
- * arrives within seconds.
+ * arrives within seconds. With prefix filters on, NetFlow α flows of one exporter also install one
+ * (src /24, dst /24) filter at the exporter's device; probe cheetahs build none.
  */
 @Tag("integration")
 class RedirectEndToEndTest {
@@ -66,12 +67,37 @@ class RedirectEndToEndTest {
         .build();
   }
 
+  /** A NetFlow cheetah (an α flow) exported by {@link #EXPORTER}, without a link id. */
+  static CheetahEvent alpha(String flow, CheetahEventType type, long seq, String src, String dst) {
+    long now = System.currentTimeMillis();
+    return CheetahEvent.newBuilder()
+        .setFlowId(flow)
+        .setType(type)
+        .setSource(DetectionSource.DETECTION_SOURCE_NETFLOW)
+        .setEventMs(now)
+        .setSeq(seq)
+        .setExporter(Codec.addr(Address.parse(EXPORTER)))
+        .setSrcAddr(Codec.addr(Address.parse(src)))
+        .setDstAddr(Codec.addr(Address.parse(dst)))
+        .setSrcPort(50000)
+        .setDstPort(2811)
+        .setProto(6)
+        .setStartMs(now - 60_000)
+        .setEndMs(now)
+        .setBytes(2_000_000_000L)
+        .setRateBps(2.5e9)
+        .build();
+  }
+
+  static final String EXPORTER = "10.0.0.1";
+
   @Test
   void aCheetahBecomesASignedCommandWithinSecondsAndItsEndRemovesTheRule() throws Exception {
     Tools tools = EndToEnd.tools();
     Map<String, String> settings =
         Map.of(
-            "redirects.link-devices", "esnet-a=r1",
+            "redirects.link-devices", "esnet-a=r1," + EXPORTER + "=r2",
+            "redirects.prefix-filter-length", "24",
             "redirects.protected-prefixes", "198.18.9.0/24",
             "flink.checkpoint-interval-ms", "300000");
     try (Stack stack =
@@ -119,6 +145,45 @@ class RedirectEndToEndTest {
         assertThat(remove.getAction()).isEqualTo(RedirectAction.REDIRECT_ACTION_REMOVE);
         assertThat(remove.getReplacesCommandId()).isEqualTo(add.getCommandId());
         assertThat(commands).noneMatch(x -> x.getCheetahFlowId().equals("f-protected"));
+
+        // Two α flows of one /24 pair at the exporter: each isolated, one filter for the pair.
+        // The end of the first comes last, so its removal shows every earlier decision is out.
+        send(
+            producer,
+            alpha(
+                "a-1", CheetahEventType.CHEETAH_EVENT_TYPE_START, 1, "198.18.1.10", "198.18.2.20"));
+        send(
+            producer,
+            alpha(
+                "a-2", CheetahEventType.CHEETAH_EVENT_TYPE_START, 1, "198.18.1.99", "198.18.2.5"));
+        send(
+            producer,
+            alpha("a-1", CheetahEventType.CHEETAH_EVENT_TYPE_END, 2, "198.18.1.10", "198.18.2.20"));
+        await(consumer, commands, 6);
+        List<RedirectCommand> r2 =
+            commands.stream().filter(x -> x.getDeviceId().equals("r2")).toList();
+        assertThat(r2)
+            .extracting(
+                x -> x.getAction() + " " + x.getCheetahFlowId() + " /" + x.getSrcPrefixLen())
+            .containsExactly(
+                "REDIRECT_ACTION_SCAVENGER a-1 /128",
+                "REDIRECT_ACTION_SCAVENGER  /120",
+                "REDIRECT_ACTION_SCAVENGER a-2 /128",
+                "REDIRECT_ACTION_REMOVE a-1 /128");
+        RedirectCommand filter = r2.get(1);
+        assertThat(keys.verify(filter)).isTrue();
+        assertThat(filter.getSrcPrefix()).isEqualTo(Codec.addr(Address.parse("198.18.1.0")));
+        assertThat(filter.getDstPrefix()).isEqualTo(Codec.addr(Address.parse("198.18.2.0")));
+        assertThat(filter.getDstPrefixLen()).isEqualTo(120);
+        assertThat(List.of(filter.getSrcPort(), filter.getDstPort(), filter.getProto()))
+            .containsExactly(0, 0, 0);
+        assertThat(filter.getLinkId()).isEqualTo(EXPORTER);
+        assertThat(filter.getReason())
+            .isEqualTo(
+                "prefix 198.18.1.0/24→198.18.2.0/24: α flow a-1 from 10.0.0.1 at 2.500 Gb/s");
+        // It lives 30 days after the α flow (the event time, stamped just before sending).
+        assertThat(filter.getExpiresMs() - filter.getIssuedMs())
+            .isBetween(30 * 86_400_000L - 60_000, 30 * 86_400_000L);
       }
       WarehouseClient wh = new WarehouseClient(stack.warehouseUrl());
       String audit =
@@ -131,8 +196,10 @@ class RedirectEndToEndTest {
                   String d =
                       wh.query(
                           "SELECT cheetah_flow_id, outcome, action, refusal FROM redirect_decisions FINAL"
-                              + " ORDER BY cheetah_flow_id, action FORMAT TSV");
-                  String r = wh.query("SELECT state FROM redirect_rules FINAL FORMAT TSV");
+                              + " WHERE device_id = 'r1' ORDER BY cheetah_flow_id, action FORMAT TSV");
+                  String r =
+                      wh.query(
+                          "SELECT state FROM redirect_rules FINAL WHERE device_id = 'r1' FORMAT TSV");
                   return d.lines().count() == 3 && r.equals("removed")
                       ? java.util.Optional.of(d)
                       : java.util.Optional.empty();
@@ -145,6 +212,29 @@ class RedirectEndToEndTest {
               "f-1\tpublished\tremove\t\n"
                   + "f-1\tpublished\tscavenger\t\n"
                   + "f-protected\trefused\tscavenger\tprotected prefix 198.18.9.0/24");
+      String filters =
+          Wait.forValue(
+              "the prefix filter in the warehouse",
+              Duration.ofMinutes(1),
+              Duration.ofSeconds(1),
+              () -> {
+                try {
+                  String r =
+                      wh.query(
+                          "SELECT state, IPv6NumToString(src_prefix), src_prefix_len,"
+                              + " IPv6NumToString(dst_prefix), dst_prefix_len, src_port, proto"
+                              + " FROM redirect_rules FINAL WHERE device_id = 'r2' AND src_prefix_len < 128"
+                              + " FORMAT TSV");
+                  String d =
+                      wh.query(
+                          "SELECT count() FROM redirect_decisions FINAL WHERE device_id = 'r2'"
+                              + " AND outcome = 'published' AND src_prefix_len = 120 FORMAT TSV");
+                  return d.equals("1") ? java.util.Optional.of(r) : java.util.Optional.empty();
+                } catch (Exception e) {
+                  return java.util.Optional.empty();
+                }
+              });
+      assertThat(filters).isEqualTo("active\t::ffff:198.18.1.0\t120\t::ffff:198.18.2.0\t120\t0\t0");
     }
   }
 

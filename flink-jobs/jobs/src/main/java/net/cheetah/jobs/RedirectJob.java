@@ -25,8 +25,9 @@ import org.apache.flink.util.Collector;
 
 /**
  * cheetahs.v1 → redirects.commands.v1 (signed, at least once) and redirects.decisions.v1 (every
- * decision: published, dry-run, refused): per-flow isolation with guardrails (docs/REDIRECTS.md).
- * The command path never waits for a checkpoint; the desired rules are checkpointed state.
+ * decision: published, dry-run, refused): per-flow isolation and prefix filters from NetFlow α
+ * flows, with guardrails (docs/REDIRECTS.md). The command path never waits for a checkpoint; the
+ * desired rules are checkpointed state.
  */
 public final class RedirectJob {
   public static final String NAME = "cheetah-redirects";

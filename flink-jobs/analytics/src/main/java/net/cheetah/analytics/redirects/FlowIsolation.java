@@ -8,15 +8,16 @@ import java.util.Optional;
 /**
  * Per-flow isolation for one device (ARCHITECTURE.md, "Redirect commands"): a cheetah start on a
  * monitored link adds a rule moving its 5-tuple to the scavenger class; its end or the rule's
- * expiry removes it. Guardrails are checked before a rule is added, in this order: protected
- * prefixes, K active rules per device, the new-rule rate. Duplicate and out-of-order events (END
- * before START, a START repeated) change nothing.
+ * expiry removes it. {@link Guardrails} are checked before a rule is added. Duplicate and
+ * out-of-order events (END before START, a START repeated) change nothing.
  */
 public final class FlowIsolation {
   private final RedirectSettings settings;
+  private final Guardrails guardrails;
 
   public FlowIsolation(RedirectSettings settings) {
     this.settings = settings;
+    this.guardrails = new Guardrails(settings);
   }
 
   /** Decisions for one sighting on {@code device}, at processing time {@code nowMs}. */
@@ -43,13 +44,16 @@ public final class FlowIsolation {
     return out;
   }
 
-  /** Removes rules whose expiry has passed (the adapters drop them by themselves too). */
+  /**
+   * Removes per-flow rules whose expiry has passed (the adapters drop them by themselves too).
+   * Prefix filters are renewed or aged out by {@link PrefixFilters} instead.
+   */
   public List<Decision> expire(RuleBook book, long nowMs) {
     book.forgetEndedBefore(nowMs);
     List<Decision> out = new ArrayList<>();
     List<Rule> due = new ArrayList<>();
     for (Rule r : book.allActive()) {
-      if (r.expiresMs() <= nowMs) {
+      if (!r.isPrefixFilter() && r.expiresMs() <= nowMs) {
         due.add(r);
       }
     }
@@ -73,6 +77,7 @@ public final class FlowIsolation {
             s.link(),
             s.src(),
             s.dst(),
+            128,
             s.srcPort(),
             s.dstPort(),
             s.proto(),
@@ -85,36 +90,11 @@ public final class FlowIsolation {
                 s.flowId(),
                 s.link(),
                 s.rateBps() / 1e9));
-    for (Prefix p : settings.protectedPrefixes()) {
-      if (p.contains(s.src()) || p.contains(s.dst())) {
-        return Optional.of(Decision.refused(rule, "protected prefix " + p));
-      }
-    }
-    if (book.allActive().size() >= settings.maxRulesPerDevice()) {
-      return Optional.of(
-          Decision.refused(
-              rule,
-              "device " + device + " has K = " + settings.maxRulesPerDevice() + " active rules"));
-    }
-    if (!takeToken(book, nowMs)) {
-      return Optional.of(
-          Decision.refused(
-              rule, "rate limit of " + settings.maxNewRulesPerMinute() + " new rules per minute"));
+    Optional<String> refusal = guardrails.refusal(rule, book, nowMs);
+    if (refusal.isPresent()) {
+      return Optional.of(Decision.refused(rule, refusal.get()));
     }
     book.put(rule);
     return Optional.of(Decision.add(rule));
-  }
-
-  private boolean takeToken(RuleBook book, long nowMs) {
-    double capacity = settings.maxNewRulesPerMinute();
-    double tokens = Double.isNaN(book.tokens()) ? capacity : book.tokens();
-    long elapsed = Math.max(0, nowMs - book.tokensAtMs());
-    tokens = Math.min(capacity, tokens + elapsed * capacity / 60_000.0);
-    if (tokens < 1) {
-      book.setTokens(tokens, nowMs);
-      return false;
-    }
-    book.setTokens(tokens - 1, nowMs);
-    return true;
   }
 }

@@ -5,11 +5,13 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.OptionalLong;
 
 /** A {@link RuleBook} in plain maps. */
 public final class MemoryRuleBook implements RuleBook {
   private final Map<String, Rule> active = new HashMap<>();
   private final Map<String, Long> ended = new HashMap<>();
+  private final Map<String, Long> lastAlpha = new HashMap<>();
   private double tokens = Double.NaN;
   private long tokensAtMs;
 
@@ -31,6 +33,18 @@ public final class MemoryRuleBook implements RuleBook {
   @Override
   public void remove(String cause) {
     active.remove(cause);
+    lastAlpha.remove(cause);
+  }
+
+  @Override
+  public OptionalLong lastAlpha(String cause) {
+    Long ms = lastAlpha.get(cause);
+    return ms == null ? OptionalLong.empty() : OptionalLong.of(ms);
+  }
+
+  @Override
+  public void setLastAlpha(String cause, long ms) {
+    lastAlpha.put(cause, ms);
   }
 
   @Override

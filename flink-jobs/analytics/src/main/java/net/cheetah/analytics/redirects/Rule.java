@@ -3,11 +3,15 @@ package net.cheetah.analytics.redirects;
 import net.cheetah.analytics.Address;
 
 /**
- * One rule the job wants on a device: a 5-tuple (per-flow isolation) moved to the scavenger class
- * or DSCP-marked, until it is removed or expires.
+ * One rule the job wants on a device, moved to the scavenger class or DSCP-marked until it is
+ * removed or expires: a 5-tuple (per-flow isolation) or a prefix pair (a prefix filter, any port
+ * and protocol).
  *
  * @param commandId the add command's id: stable for the same device and cause
- * @param cause the cheetah flow id
+ * @param cause the cheetah flow id, or for a prefix filter {@code "prefix SRC/LEN→DST/LEN"}
+ * @param src the source address, masked to {@code prefixLen} for a prefix filter
+ * @param prefixLen the IPv6 length of both prefixes (an IPv4 /24 is /120); 128 for a 5-tuple
+ * @param srcPort 0 (any) for a prefix filter, as are {@code dstPort} and {@code proto}
  */
 public record Rule(
     String commandId,
@@ -16,10 +20,24 @@ public record Rule(
     String link,
     Address src,
     Address dst,
+    int prefixLen,
     int srcPort,
     int dstPort,
     int proto,
     long issuedMs,
     long expiresMs,
     long thresholdVersion,
-    String reason) {}
+    String reason) {
+
+  public Prefix srcPrefix() {
+    return new Prefix(src, prefixLen);
+  }
+
+  public Prefix dstPrefix() {
+    return new Prefix(dst, prefixLen);
+  }
+
+  public boolean isPrefixFilter() {
+    return cause.startsWith(PrefixFilters.CAUSE);
+  }
+}

@@ -22,7 +22,9 @@ class FlowIsolationTest {
         perMinute,
         TTL,
         false,
-        0);
+        0,
+        0,
+        RedirectSettings.MAX_PREFIX_FILTER_AGE_MS);
   }
 
   static CheetahSighting s(String flow, Kind kind, String src) {
@@ -36,7 +38,9 @@ class FlowIsolationTest {
         5201,
         6,
         2e9,
-        7);
+        7,
+        false,
+        0);
   }
 
   private final MemoryRuleBook book = new MemoryRuleBook();
@@ -153,6 +157,7 @@ class FlowIsolationTest {
             "l",
             Address.parse("1.2.3.4"),
             Address.parse("1.2.3.5"),
+            128,
             1,
             2,
             6,

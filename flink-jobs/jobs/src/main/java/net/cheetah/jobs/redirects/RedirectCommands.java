@@ -28,13 +28,14 @@ public final class RedirectCommands {
             .setExpiresMs(remove ? nowMs + s.ruleTtlMs() : r.expiresMs())
             .setDeviceId(r.deviceId())
             .setSrcPrefix(Codec.addr(r.src()))
-            .setSrcPrefixLen(128)
+            .setSrcPrefixLen(r.prefixLen())
             .setDstPrefix(Codec.addr(r.dst()))
-            .setDstPrefixLen(128)
+            .setDstPrefixLen(r.prefixLen())
             .setSrcPort(r.srcPort())
             .setDstPort(r.dstPort())
             .setProto(r.proto())
-            .setCheetahFlowId(r.cause())
+            // A prefix filter stands for many α flows: its reason names the pair and the flow.
+            .setCheetahFlowId(r.isPrefixFilter() ? "" : r.cause())
             .setThresholdVersion(r.thresholdVersion())
             .setLinkId(r.link())
             .setDryRun(s.dryRun());

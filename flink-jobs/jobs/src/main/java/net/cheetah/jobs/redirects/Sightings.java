@@ -5,9 +5,13 @@ import net.cheetah.analytics.Address;
 import net.cheetah.analytics.redirects.CheetahSighting;
 import net.cheetah.jobs.codec.Decoders;
 import net.cheetah.schemas.v1.CheetahEvent;
+import net.cheetah.schemas.v1.DetectionSource;
 import org.apache.flink.connector.kafka.source.reader.deserializer.KafkaRecordDeserializationSchema;
 
-/** cheetahs.v1 (NetFlow and probe) as sightings; the link is the exporter's address if unnamed. */
+/**
+ * cheetahs.v1 (NetFlow and probe) as sightings; the link is the exporter's address if unnamed.
+ * NetFlow cheetahs are the α flows that build prefix filters.
+ */
 public final class Sightings {
   private Sightings() {}
 
@@ -43,6 +47,8 @@ public final class Sightings {
             e.getDstPort(),
             e.getProto(),
             e.getRateBps(),
-            e.getThresholdVersion()));
+            e.getThresholdVersion(),
+            e.getSource() == DetectionSource.DETECTION_SOURCE_NETFLOW,
+            e.getEventMs()));
   }
 }

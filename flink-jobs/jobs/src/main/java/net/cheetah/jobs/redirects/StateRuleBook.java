@@ -4,6 +4,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.OptionalLong;
 import net.cheetah.analytics.redirects.Rule;
 import net.cheetah.analytics.redirects.RuleBook;
 import org.apache.flink.api.common.state.MapState;
@@ -13,12 +14,17 @@ import org.apache.flink.api.common.state.ValueState;
 final class StateRuleBook implements RuleBook {
   private final MapState<String, Rule> active;
   private final MapState<String, Long> ended;
+  private final MapState<String, Long> lastAlpha;
   private final ValueState<double[]> bucket; // {tokens, at ms}
 
   StateRuleBook(
-      MapState<String, Rule> active, MapState<String, Long> ended, ValueState<double[]> bucket) {
+      MapState<String, Rule> active,
+      MapState<String, Long> ended,
+      MapState<String, Long> lastAlpha,
+      ValueState<double[]> bucket) {
     this.active = active;
     this.ended = ended;
+    this.lastAlpha = lastAlpha;
     this.bucket = bucket;
   }
 
@@ -42,6 +48,18 @@ final class StateRuleBook implements RuleBook {
   @Override
   public void remove(String cause) {
     run(() -> active.remove(cause));
+    run(() -> lastAlpha.remove(cause));
+  }
+
+  @Override
+  public OptionalLong lastAlpha(String cause) {
+    Long ms = io(() -> lastAlpha.get(cause));
+    return ms == null ? OptionalLong.empty() : OptionalLong.of(ms);
+  }
+
+  @Override
+  public void setLastAlpha(String cause, long ms) {
+    run(() -> lastAlpha.put(cause, ms));
   }
 
   @Override
