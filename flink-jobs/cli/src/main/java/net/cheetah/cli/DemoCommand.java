@@ -70,14 +70,15 @@ final class DemoCommand implements Callable<Integer> {
 
   /**
    * The demo's exporter (goflow2 sees it as 127.0.0.1) is the ingress of one device, so its
-   * cheetahs become redirect decisions; one site is protected and K is small, so the audit shows
-   * both guardrails refusing. --set overrides any of them.
+   * cheetahs become redirect decisions and its α flows /24 prefix filters; one site is protected
+   * and K is small, so the audit shows both guardrails refusing. --set overrides any of them.
    */
   static final Map<String, String> DEMO_REDIRECTS =
       Map.of(
           "redirects.link-devices", "127.0.0.1=demo-router",
           "redirects.protected-prefixes", "198.18.6.0/24",
-          "redirects.max-rules-per-device", "20");
+          "redirects.max-rules-per-device", "20",
+          "redirects.prefix-filter-length", "24");
 
   @Override
   public Integer call() throws Exception {
