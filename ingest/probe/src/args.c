@@ -42,7 +42,8 @@ static void usage(FILE *f)
 "                         a symmetric 5-tuple hash (NIC RSS or a distributor core)\n"
 "Kafka (optional):\n"
 "  --kafka HOST:PORT      export cheetahs.v1, probe.flights.v1, probe.bins.v1,\n"
-"                         probe.packets.v1; read R live from thresholds.v1\n"
+"                         probe.packets.v1 and the counters (probe.counters.v1);\n"
+"                         read R live from thresholds.v1\n"
 "  --link-id ID           link these packets are from (default link0)\n"
 "  --probe-id ID          this probe's name (default probe0)\n"
 "  --bin-ms MS            T1 of probe.bins.v1 (default 100)\n"
@@ -51,6 +52,8 @@ static void usage(FILE *f)
 "  --compression C        lz4 (default), zstd, snappy, gzip, none\n"
 "  --kafka-queue N        messages held while Kafka is away (default 200000);\n"
 "                         beyond that records are counted as undeliverable\n"
+"  --counters-ms MS       send the counters to probe.counters.v1 every MS of wall\n"
+"                         time and once at exit (default 1000; 0: only at exit)\n"
 "Other:\n"
 "  --duration-s S         live input: stop after S seconds (default: SIGINT/SIGTERM)\n"
 "  --eal \"ARGS\"           extra DPDK EAL arguments\n"
@@ -99,7 +102,7 @@ static int proto_list(const char *val, uint8_t *drop)
 
 enum { O_PCAP = 256, O_MEMORY, O_IFACE, O_VDEV, O_OUT, O_R, O_T, O_L, O_S, O_DROP, O_CACHE, O_IDLE,
        O_WORKERS, O_KAFKA, O_LINK, O_PROBE, O_BIN, O_FLOOR, O_PSAMPLE, O_COMP, O_KQUEUE, O_DURATION,
-       O_EAL, O_QUIET, O_HELP, O_SMODE, O_REPEAT };
+       O_EAL, O_QUIET, O_HELP, O_SMODE, O_REPEAT, O_COUNTERS };
 
 int probe_parse_args(int argc, char **argv, struct probe_options *o)
 {
@@ -113,7 +116,8 @@ int probe_parse_args(int argc, char **argv, struct probe_options *o)
 		{"packet-sample", 1, 0, O_PSAMPLE}, {"compression", 1, 0, O_COMP},
 		{"kafka-queue", 1, 0, O_KQUEUE}, {"duration-s", 1, 0, O_DURATION}, {"eal", 1, 0, O_EAL},
 		{"quiet", 0, 0, O_QUIET}, {"sampling-mode", 1, 0, O_SMODE},
-		{"repeat", 1, 0, O_REPEAT}, {"help", 0, 0, O_HELP}, {0, 0, 0, 0}};
+		{"repeat", 1, 0, O_REPEAT}, {"counters-ms", 1, 0, O_COUNTERS}, {"help", 0, 0, O_HELP},
+		{0, 0, 0, 0}};
 	memset(o, 0, sizeof *o);
 	o->rate_threshold_bps = 1e9;
 	o->flight_ms = 100;
@@ -124,6 +128,7 @@ int probe_parse_args(int argc, char **argv, struct probe_options *o)
 	o->bin_ms = 100;
 	o->flight_floor_bps = -1;
 	o->packet_sample = 1000;
+	o->counters_ms = 1000;
 	o->drop_proto[1] = o->drop_proto[58] = 1;
 	o->link_id = "link0";
 	o->probe_id = "probe0";
@@ -156,6 +161,7 @@ int probe_parse_args(int argc, char **argv, struct probe_options *o)
 		case O_PSAMPLE: if (number(name, optarg, 0, 1e9, &v)) return -1; o->packet_sample = (uint32_t)v; break;
 		case O_COMP: o->compression = optarg; break;
 		case O_KQUEUE: if (number(name, optarg, 1, 1e7, &v)) return -1; o->kafka_queue = (uint32_t)v; break;
+		case O_COUNTERS: if (number(name, optarg, 0, 86400000, &v)) return -1; o->counters_ms = (uint32_t)v; break;
 		case O_DURATION: if (number(name, optarg, 0, 1e9, &o->duration_s)) return -1; break;
 		case O_EAL: o->eal_extra = optarg; break;
 		case O_QUIET: o->quiet = 1; break;

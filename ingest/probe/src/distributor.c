@@ -20,7 +20,8 @@ static void hand_over(struct distributor *d, struct rte_ring *ring, struct rte_m
 		done += rte_ring_sp_enqueue_burst(ring, (void **)(pkts + done), n - done, NULL);
 	}
 	if (done < n) {
-		d->dropped += n - done;
+		/* Read live by the export thread (probe.counters.v1): an atomic store, this thread alone writes. */
+		__atomic_store_n(&d->dropped, d->dropped + (n - done), __ATOMIC_RELAXED);
 		rte_pktmbuf_free_bulk(pkts + done, n - done);
 	}
 }

@@ -16,11 +16,12 @@
 #define TOPIC_BINS "probe.bins.v1"
 #define TOPIC_PACKETS "probe.packets.v1"
 #define TOPIC_THRESHOLDS "thresholds.v1"
+#define TOPIC_COUNTERS "probe.counters.v1"
 
 struct kafka_export {
 	const struct probe_options *o;
 	rd_kafka_t *producer, *consumer;
-	rd_kafka_topic_t *cheetahs, *flights, *bins, *packets;
+	rd_kafka_topic_t *cheetahs, *flights, *bins, *packets, *counters;
 	struct link_threshold *thr;
 	struct kafka_counters n;
 	int thresholds_assigned;
@@ -129,6 +130,7 @@ struct kafka_export *kafka_export_open(const struct probe_options *o, struct lin
 	k->flights = rd_kafka_topic_new(k->producer, TOPIC_FLIGHTS, NULL);
 	k->bins = rd_kafka_topic_new(k->producer, TOPIC_BINS, NULL);
 	k->packets = rd_kafka_topic_new(k->producer, TOPIC_PACKETS, NULL);
+	k->counters = rd_kafka_topic_new(k->producer, TOPIC_COUNTERS, NULL);
 	assign_thresholds(k);
 	return k;
 }
@@ -249,6 +251,54 @@ void kafka_export_bin(struct kafka_export *k, const struct merged_bin *b)
 	PACK(k, k->bins, k->o->link_id, &m, cheetah__v1__link_bin);
 }
 
+void kafka_export_probe_counters(struct kafka_export *k, const struct live_counters *c)
+{
+	const struct detector_counters *d = &c->t->d;
+	const struct worker_counters *w = &c->t->w;
+	struct threshold_value thr = link_threshold_get(k->thr);
+	Cheetah__V1__ProbeCounters m = CHEETAH__V1__PROBE_COUNTERS__INIT;
+	m.probe_id = (char *)k->o->probe_id;
+	m.link_id = (char *)k->o->link_id;
+	m.started_ms = c->started_ms;
+	m.at_ms = c->at_ms;
+	m.at_exit = c->at_exit;
+	m.packets = c->t->packets;
+	m.bytes = c->bytes;
+	m.not_ip = w->parse[PARSE_NOT_IP];
+	m.truncated_l2 = w->parse[PARSE_TRUNCATED_L2];
+	m.truncated_l3 = w->parse[PARSE_TRUNCATED_L3];
+	m.truncated_l4 = w->parse[PARSE_TRUNCATED_L4];
+	m.bad_ip_header = w->parse[PARSE_BAD_IP_HEADER];
+	m.bad_l4_header = w->parse[PARSE_BAD_L4_HEADER];
+	m.fragment = w->parse[PARSE_FRAGMENT];
+	m.too_many_headers = w->parse[PARSE_TOO_MANY_HEADERS];
+	m.filtered_protocol = d->filtered_protocol;
+	m.filtered_length = d->filtered_length;
+	m.sampled_out = d->sampled_out;
+	m.cache_hits = d->cache_hits;
+	m.cache_misses = d->cache_misses;
+	m.entries_created = d->entries_created;
+	m.evictions = d->evictions;
+	m.evicted_cheetahs = d->evicted_cheetahs;
+	m.idle_expired = d->idle_expired;
+	m.flights_ended = d->flights_ended;
+	m.flights_exported = d->flights_exported;
+	m.cheetahs_started = d->cheetahs_started;
+	m.cheetahs_ended = d->cheetahs_ended;
+	m.packets_sampled = w->packets_sampled;
+	m.export_drops = w->events_dropped;
+	m.distributor_drops = c->distributor_drops;
+	m.port_missed = c->port_missed;
+	m.port_nombuf = c->port_nombuf;
+	m.kafka_produced = k->n.produced;
+	m.kafka_delivered = k->n.delivered;
+	m.kafka_undeliverable = k->n.failed + k->n.queue_full;
+	m.threshold_version = thr.version;
+	m.threshold_bps = thr.rate_bps;
+	PACK(k, k->counters, k->o->probe_id, &m, cheetah__v1__probe_counters);
+	rd_kafka_poll(k->producer, 0);
+}
+
 static void apply_threshold(struct kafka_export *k, const rd_kafka_message_t *msg)
 {
 	Cheetah__V1__Threshold *t = cheetah__v1__threshold__unpack(NULL, msg->len, msg->payload);
@@ -334,6 +384,7 @@ void kafka_export_close(struct kafka_export *k, int timeout_ms, struct kafka_cou
 	rd_kafka_topic_destroy(k->flights);
 	rd_kafka_topic_destroy(k->bins);
 	rd_kafka_topic_destroy(k->packets);
+	rd_kafka_topic_destroy(k->counters);
 	rd_kafka_consumer_close(k->consumer);
 	rd_kafka_destroy(k->consumer);
 	rd_kafka_destroy(k->producer);

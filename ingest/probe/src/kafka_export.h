@@ -11,6 +11,7 @@
 #include "args.h"
 #include "bin_merger.h"
 #include "link_threshold.h"
+#include "probe_counters.h"
 #include "probe_event.h"
 
 struct kafka_counters {
@@ -28,6 +29,16 @@ struct kafka_export;
 struct kafka_export *kafka_export_open(const struct probe_options *o, struct link_threshold *thr);
 void kafka_export_event(struct kafka_export *k, const struct probe_event *ev);
 void kafka_export_bin(struct kafka_export *k, const struct merged_bin *b);
+/* One probe.counters.v1 snapshot: the totals over workers plus what only the
+ * main thread knows. The kafka_* fields are this producer's counts right now. */
+struct live_counters {
+	uint64_t started_ms, at_ms;
+	int at_exit;
+	const struct probe_totals *t;
+	uint64_t bytes; /* IP bytes of every packet (the link bins) */
+	uint64_t distributor_drops, port_missed, port_nombuf;
+};
+void kafka_export_probe_counters(struct kafka_export *k, const struct live_counters *c);
 /* Reads thresholds.v1 up to its current end (at most timeout_ms), so that a
  * run starts with the R in force. Returns 1 when caught up, 0 on timeout. */
 int kafka_export_sync_thresholds(struct kafka_export *k, int timeout_ms);

@@ -54,6 +54,7 @@ struct probe {
 	struct exporter x;
 	_Atomic int input_done;
 	const char *mode, *spread;
+	uint64_t started_ms; /* wall clock: the counters count from here */
 };
 
 static int setup_workers(struct probe *p)
@@ -164,11 +165,48 @@ static int launch(struct probe *p, int64_t expect)
 	return 0;
 }
 
-/* The main lcore: drain events, poll Kafka, watch for the end. */
+static uint64_t wall_ms(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_REALTIME, &ts);
+	return (uint64_t)ts.tv_sec * 1000u + (uint64_t)ts.tv_nsec / 1000000u;
+}
+
+/* One probe.counters.v1 snapshot. While workers run, their published copies;
+ * at exit (they have stopped) their own counters, which are final. */
+static void send_counters(struct probe *p, int at_exit)
+{
+	struct probe_totals t;
+	probe_totals_clear(&t);
+	for (uint32_t i = 0; i < p->o.workers; i++) {
+		struct worker *w = &p->workers[i];
+		struct detector_counters d;
+		struct worker_counters n;
+		if (at_exit) {
+			d = w->det.n;
+			n = w->n;
+		} else {
+			counter_snapshot_read(&w->published, &d, &n);
+		}
+		probe_totals_add(&t, &d, &n);
+	}
+	struct live_counters c = {.started_ms = p->started_ms, .at_ms = wall_ms(), .at_exit = at_exit, .t = &t,
+				  .bytes = p->x.bin_bytes,
+				  .distributor_drops = __atomic_load_n(&p->dist.dropped, __ATOMIC_RELAXED)};
+	struct rte_eth_stats st;
+	if (!p->shares && rte_eth_stats_get(p->port.port_id, &st) == 0) {
+		c.port_missed = st.imissed;
+		c.port_nombuf = st.rx_nombuf;
+	}
+	kafka_export_probe_counters(p->x.kafka, &c);
+}
+
+/* The main lcore: drain events, poll Kafka, send the counters, watch for the end. */
 static void export_loop(struct probe *p, double t0, double *t_end)
 {
 	struct probe_event evs[DRAIN];
 	int all_finished = 0;
+	double next_counters = t0 + p->o.counters_ms / 1000.0;
 	*t_end = 0;
 	for (;;) {
 		unsigned drained = 0;
@@ -182,8 +220,13 @@ static void export_loop(struct probe *p, double t0, double *t_end)
 			drained += n;
 			finished &= done && n == 0;
 		}
-		if (p->x.kafka)
+		if (p->x.kafka) {
 			kafka_export_poll(p->x.kafka);
+			if (p->o.counters_ms && mono_s() >= next_counters) {
+				send_counters(p, 0);
+				next_counters = mono_s() + p->o.counters_ms / 1000.0;
+			}
+		}
 		if (finished && !all_finished) {
 			all_finished = 1;
 			*t_end = mono_s();
@@ -210,6 +253,7 @@ int main(int argc, char **argv)
 	uint32_t lcores = 1 + p.o.workers + (p.o.workers > 1 && !p.o.memory ? 1 : 0);
 	if (probe_eal_init(&p.o, argv[0], lcores))
 		return 1;
+	p.started_ms = wall_ms();
 	signal(SIGINT, on_signal);
 	signal(SIGTERM, on_signal);
 	link_threshold_set(&p.threshold, p.o.rate_threshold_bps, 0);
@@ -232,6 +276,8 @@ int main(int argc, char **argv)
 	export_loop(&p, t0, &t_end);
 	rte_eal_mp_wait_lcore();
 	exporter_close(&p.x);
+	if (p.x.kafka)
+		send_counters(&p, 1); /* before the producer is flushed and closed, so it is delivered */
 
 	struct kafka_counters kc;
 	if (p.x.kafka)

@@ -2,22 +2,15 @@
 
 #include <string.h>
 
+/* At exit the workers have stopped: their own counters are final. */
 static void totals(const struct run_summary *s, struct detector_counters *d, struct worker_counters *w)
 {
-	memset(d, 0, sizeof *d);
-	memset(w, 0, sizeof *w);
-	for (uint32_t i = 0; i < s->n_workers; i++) {
-		const uint64_t *src = (const uint64_t *)&s->workers[i].det.n;
-		uint64_t *dst = (uint64_t *)d;
-		for (size_t k = 0; k < sizeof *d / sizeof(uint64_t); k++)
-			dst[k] += src[k];
-		for (int r = 0; r < PARSE_STATUS_COUNT; r++)
-			w->parse[r] += s->workers[i].n.parse[r];
-		w->packets_sampled += s->workers[i].n.packets_sampled;
-		w->events_dropped += s->workers[i].n.events_dropped;
-		if (s->workers[i].n.busy_ns > w->busy_ns)
-			w->busy_ns = s->workers[i].n.busy_ns;
-	}
+	struct probe_totals t;
+	probe_totals_clear(&t);
+	for (uint32_t i = 0; i < s->n_workers; i++)
+		probe_totals_add(&t, &s->workers[i].det.n, &s->workers[i].n);
+	*d = t.d;
+	*w = t.w;
 }
 
 static uint64_t all_packets(const struct worker_counters *w)

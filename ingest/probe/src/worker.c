@@ -115,11 +115,22 @@ static void run_batch(struct worker *w, struct batch *b)
 	b->n = 0;
 }
 
+/* Live readers (probe.counters.v1) see the counters as of the last publish:
+ * at most every PUBLISH_NS while packets flow, on quiet polls, and at the end. */
+#define PUBLISH_NS 10000000u
+
+static void publish_counters(struct worker *w, uint64_t now_mono)
+{
+	counter_snapshot_publish(&w->published, &w->det.n, &w->n);
+	w->published_ns = now_mono;
+}
+
 static void finish(struct worker *w, uint64_t last_ts)
 {
 	struct event_sink sink = {worker_emit, w};
 	detector_finish(&w->det, last_ts);
 	link_bins_close(&w->bins, &sink);
+	publish_counters(w, mono_ns());
 	atomic_store(&w->finished, 1);
 }
 
@@ -142,6 +153,8 @@ static uint64_t memory_pass(struct worker *w, uint64_t shift_ns, uint64_t *last)
 			run_batch(w, &b);
 			if ((i & 1023) == 1023)
 				detector_expire_idle(&w->det, *last);
+			if ((i & 65535) == 65535)
+				publish_counters(w, 0);
 		}
 	}
 	run_batch(w, &b);
@@ -200,6 +213,8 @@ static int run_mbufs(struct worker *w)
 				link_bins_advance(&w->bins, now, &sink);
 				detector_expire_idle(&w->det, now);
 			}
+			if ((idle & 1023) == 0)
+				publish_counters(w, mono_ns());
 			idle_backoff(++idle);
 			continue;
 		}
@@ -230,6 +245,8 @@ static int run_mbufs(struct worker *w)
 		run_batch(w, &b);
 		rte_pktmbuf_free_bulk(pkts, n);
 		detector_expire_idle(&w->det, last);
+		if (last_mono - w->published_ns >= PUBLISH_NS)
+			publish_counters(w, last_mono);
 	}
 	w->n.busy_ns = last_mono - first_mono;
 	finish(w, last);

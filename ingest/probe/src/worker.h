@@ -11,6 +11,7 @@
 #include "link_bins.h"
 #include "memory_replay.h"
 #include "packet_parse.h"
+#include "probe_counters.h"
 
 struct rte_ring;
 
@@ -21,13 +22,6 @@ struct parsed_packet {
 };
 
 enum worker_source { SRC_QUEUE, SRC_RING, SRC_MEMORY };
-
-struct worker_counters {
-	uint64_t parse[PARSE_STATUS_COUNT];
-	uint64_t packets_sampled; /* sent to probe.packets.v1 */
-	uint64_t events_dropped;  /* event ring full (live input only) */
-	uint64_t busy_ns;         /* time spent from the first packet to the last (memory: the fastest pass) */
-};
 
 struct worker {
 	uint16_t id;
@@ -46,6 +40,8 @@ struct worker {
 	struct flight_detector det;
 	struct link_bins bins;
 	struct worker_counters n;
+	struct counter_snapshot published; /* n and det.n as of the last publish, for live readers */
+	uint64_t published_ns;             /* monotonic time of that publish */
 
 	uint64_t expect_packets; /* SRC_QUEUE offline: the pcap's record count (0: live) */
 	uint64_t received;

@@ -5,6 +5,7 @@ void run_cache_tests(void);
 void run_flight_rule_tests(void);
 void run_parse_tests(void);
 void run_bin_tests(void);
+void run_counter_tests(void);
 
 int check_tests_failed;
 int check_tests_run;
@@ -15,5 +16,6 @@ int main(void)
 	run_flight_rule_tests();
 	run_parse_tests();
 	run_bin_tests();
+	run_counter_tests();
 	return check_tests_failed ? 1 : 0;
 }

@@ -40,13 +40,54 @@ def below_half(truth: dict, r: float) -> set[tuple]:
     return {(c["src"], c["dst"], c["src_port"], c["dst_port"], c["proto"]) for c in truth["cheetahs"] if c["rate_bps"] < r / 2}
 
 
+# summary.json counter -> ProbeCounters field, where the names differ.
+SUMMARY_TO_FIELD = {"cheetahs": "cheetahs_started", "export_drops": "export_drops"}
+DETECTOR_COUNTERS = ("cache_hits", "cache_misses", "entries_created", "filtered_protocol", "filtered_length",
+                     "sampled_out", "evictions", "evicted_cheetahs", "idle_expired", "flights_ended",
+                     "flights_exported", "cheetahs", "cheetahs_ended", "packets_sampled", "export_drops",
+                     "distributor_drops", "port_missed", "port_nombuf")
+NOT_MONOTONE = {"probe_id", "link_id", "started_ms", "at_ms", "at_exit", "threshold_version", "threshold_bps"}
+
+
+def check_counters(pb: ModuleType, bootstrap: str, summary: dict, min_snapshots: int) -> list:
+    """probe.counters.v1 of the run that wrote summary: cumulative snapshots, the last one sent at exit
+    and equal to summary.json counter by counter. Returns the run's snapshots in time order."""
+    values = read_topic(bootstrap, "probe.counters.v1",
+                        lambda v: any(pb.ProbeCounters.FromString(x).at_exit for x in v))
+    snaps = decode(pb.ProbeCounters, values)
+    last = [c for c in snaps if c.at_exit]
+    assert len(last) == 1, f"{len(last)} snapshots sent at exit"
+    run = sorted((c for c in snaps if c.started_ms == last[0].started_ms), key=lambda c: (c.at_ms, c.at_exit))
+    assert len(run) >= min_snapshots, f"only {len(run)} snapshots"
+    assert run[-1].at_exit, "the snapshot sent at exit is not the last one"
+    assert len({c.probe_id for c in run}) == 1 and {c.link_id for c in run} == {"link0"}
+    for a, b in zip(run, run[1:]):  # cumulative: no counter ever goes back
+        for f in pb.ProbeCounters.DESCRIPTOR.fields:
+            if f.name not in NOT_MONOTONE:
+                assert getattr(b, f.name) >= getattr(a, f.name), (f.name, a, b)
+    end, counters = run[-1], summary["counters"]
+    assert end.packets == summary["packets"] and end.bytes == summary["bytes"]
+    for reason, n in counters["parsed"].items():
+        if reason != "ok":
+            assert getattr(end, reason) == n, reason
+    not_flow = sum(n for reason, n in counters["parsed"].items() if reason != "ok")
+    assert end.packets == counters["parsed"]["ok"] + not_flow
+    for name in DETECTOR_COUNTERS:
+        assert getattr(end, SUMMARY_TO_FIELD.get(name, name)) == counters[name], name
+    k = counters["kafka"]
+    assert end.kafka_produced <= k["produced"] and end.kafka_undeliverable <= k["undeliverable"]
+    assert end.threshold_version == max(k["threshold_version"], 0)
+    return run
+
+
 def test_pcap_replay_into_broker_matches_ground_truth(broker: Broker, pb: ModuleType, probe_bin: Path,
                                                       tracegen_bin: Path, tmp_path: Path) -> None:
     pcap, truth = make_trace(tracegen_bin, tmp_path, scale=0.01, seconds=5, rate_threshold=R, seed=11)
     s = run_probe(probe_bin, ["--pcap", str(pcap), "--kafka", broker.bootstrap, "--rate-threshold", str(R),
-                              "--packet-sample", "100"], tmp_path / "run")
+                              "--packet-sample", "100", "--counters-ms", "1"], tmp_path / "run")
     k = s["counters"]["kafka"]
     assert k["undeliverable"] == 0 and k["delivered"] == k["produced"], k
+    check_counters(pb, broker.bootstrap, s, min_snapshots=2)
 
     started = s["counters"]["cheetahs"]
     events = decode(pb.CheetahEvent, read_topic(broker.bootstrap, "cheetahs.v1", lambda v: len(v) >= 2 * started))
@@ -220,6 +261,9 @@ def test_live_af_packet_on_veth_with_broker_restart(pb: ModuleType, probe_bin: P
                                              lambda v: sum(pb.LinkBin.FromString(x).bytes for x in v) >= s["bytes"]))
         assert sum(b.bytes for b in bins) == s["bytes"]  # nothing lost across the restart
         check_live_run(truth, live_r, found, s)
+        # Live counters every second (the default), through the broker's absence too.
+        run = check_counters(pb, broker.bootstrap, s, min_snapshots=8)
+        assert run[-1].kafka_undeliverable == 0
     finally:
         kill_if_running(probe)
         veth.close()
