@@ -1,6 +1,8 @@
--- What the demo waits on for its probe link: bins stored, link statistics and thresholds derived.
+-- What the demo waits on for its probe link: bins stored, link statistics and thresholds derived,
+-- and the probe's counters.
 SELECT
     (SELECT count() FROM probe_bins) AS bins,
     (SELECT count() FROM link_stats) AS link_stats,
-    (SELECT count() FROM thresholds) AS thresholds
+    (SELECT count() FROM thresholds) AS thresholds,
+    (SELECT count() FROM probe_counters) AS counter_snapshots
 FORMAT TabSeparated

@@ -117,6 +117,7 @@ def _pie(form_data: dict[str, Any]) -> Callable[[QueryObject], list[QueryObject]
 BUILDERS: dict[str, Builder] = {
     "echarts_timeseries_line": _timeseries,
     "echarts_timeseries_bar": _timeseries,
+    "echarts_timeseries_step": _timeseries,
     "echarts_area": _timeseries,
     "table": _table,
     "big_number_total": _big_number_total,

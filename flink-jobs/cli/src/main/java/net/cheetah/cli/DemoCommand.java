@@ -132,12 +132,13 @@ final class DemoCommand implements Callable<Integer> {
           last[3]);
       System.out.printf(
           Locale.ROOT,
-          "  probe on %s: %,d link bins, %,d link statistics, %,d thresholds published"
-              + " (summary: %s)%n",
+          "  probe on %s: %,d link bins, %,d link statistics, %,d thresholds published, %,d"
+              + " counter snapshots (summary: %s)%n",
           DemoProbe.LINK,
           link[0],
           link[1],
           link[2],
+          link[3],
           probeSummary);
       if (last[0] + last[3] < sent) {
         System.out.printf(
@@ -264,7 +265,8 @@ final class DemoCommand implements Callable<Integer> {
 
   /**
    * Waits until the probe's bins are stored and have become link statistics and a threshold (the
-   * link-stats and threshold jobs, then the warehouse); returns {bins, link stats, thresholds}.
+   * link-stats and threshold jobs, then the warehouse), and its counters are stored; returns {bins,
+   * link stats, thresholds, counter snapshots}.
    */
   private long[] waitForLinkResults(Tools tools, WarehouseClient wh) throws Exception {
     String q = query(tools, "demo_link_progress.sql");
@@ -272,7 +274,7 @@ final class DemoCommand implements Callable<Integer> {
     long[] now;
     do {
       now = Arrays.stream(wh.query(q).trim().split("\t")).mapToLong(Long::parseLong).toArray();
-      if (now[0] > 0 && now[1] > 0 && now[2] > 0) {
+      if (Arrays.stream(now).allMatch(n -> n > 0)) {
         return now;
       }
       Thread.sleep(1000);
@@ -281,11 +283,12 @@ final class DemoCommand implements Callable<Integer> {
         String.format(
             Locale.ROOT,
             "the probe's link results did not arrive within %s: %d bins, %d link statistics, %d"
-                + " thresholds stored (logs in the data directory)",
+                + " thresholds, %d counter snapshots stored (logs in the data directory)",
             timeout,
             now[0],
             now[1],
-            now[2]));
+            now[2],
+            now[3]));
   }
 
   private void report(Tools tools, String url, Path truth) throws Exception {

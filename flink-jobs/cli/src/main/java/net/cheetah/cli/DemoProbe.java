@@ -93,7 +93,10 @@ final class DemoProbe {
           "--probe-id",
           PROBE,
           "--rate-threshold",
-          Double.toString(RATE_THRESHOLD_BPS));
+          Double.toString(RATE_THRESHOLD_BPS),
+          // The replay takes about a second: a snapshot every 100 ms draws its counters.
+          "--counters-ms",
+          "100");
     } finally {
       Files.deleteIfExists(pcap);
     }
