@@ -53,10 +53,10 @@ def accuracy_rows(bin_dir: Path, work: Path, r: float) -> tuple[list[str], str]:
     positives = {k for k, c in flows.items() if c["above_r"]}
     rows = []
     base_entries = None
-    for mode in ("create", "packet"):
+    for mode in ("create", "packet", "packet-unscaled"):
         for length in (0, 600, 800):
             for s in (1.0, 0.1, 0.001):
-                if mode == "packet" and s == 1.0:
+                if mode != "create" and s == 1.0 or mode == "packet-unscaled" and length > 0:
                     continue
                 out = work / f"acc-{mode}-{length}-{s}"
                 args = ["--memory", "--rate-threshold", str(r), "--min-length", str(length), "--sampling", str(s),
@@ -77,7 +77,8 @@ def accuracy_rows(bin_dir: Path, work: Path, r: float) -> tuple[list[str], str]:
                 between = sum(1 for k in found if k in flows and not flows[k]["above_r"] and not flows[k]["below_half_r"])
                 other = sum(1 for k in found if k not in flows)
                 delay = f"{statistics.median(d):.0f} / {d[int(0.95 * (len(d) - 1))]:.0f}" if d else "—"
-                label = "entry creation" if mode == "create" else "every packet (post-lookup)"
+                label = {"create": "entry creation", "packet": "every packet, scaled by 1/S",
+                         "packet-unscaled": "every packet, unscaled"}[mode]
                 rows.append(f"| {r / 1e6:g} Mb/s | {label} | {length} | {s:g} | {precision:.3f} | {recall:.3f} | "
                             f"{delay} | {entries / base_entries:.3f} | {below_half} / {between} / {other} |")
     desc = (f"R = {r / 1e6:g} Mb/s: `cheetah-tracegen {gen_cmd}`: {truth['packets']:,} packets, {truth['flows']:,} "
@@ -103,7 +104,8 @@ def accuracy(bin_dir: Path, work: Path) -> str:
         "Precision and recall count flows (5-tuples); delay is from the flow's first packet to its detection "
         "(median / 95th percentile). Cache work = entries created, relative to L = 0, S = 1 of the same trace. "
         "Sampling *entry creation* is ARCHITECTURE.md's S (packets of existing entries all count); "
-        "*every packet* samples after the lookup and scales bytes by 1/S, for comparison. "
+        "*every packet* samples every packet (post-lookup sampling) and counts only the sampled ones, with "
+        "their bytes scaled by 1/S or unscaled, for comparison. "
         f"Load average at start: {started}, at end: {load()}.",
         "",
         "| R | sampling | L (B) | S | precision | recall | delay (ms) | cache work | reported: below R/2 / R/2..R / background |",

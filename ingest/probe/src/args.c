@@ -1,4 +1,5 @@
 #include "args.h"
+#include "flight_detector.h"
 
 #include <errno.h>
 #include <getopt.h>
@@ -33,8 +34,9 @@ static void usage(FILE *f)
 "                         flow entry (default 0)\n"
 "  --sampling S           probability that a packet may create an entry (default 1)\n"
 "  --sampling-mode M      create (default, ARCHITECTURE.md: S only decides who gets\n"
-"                         an entry) or packet (for comparison: every packet is\n"
-"                         sampled after the lookup, bytes scaled by 1/S)\n"
+"                         an entry); for comparison, packet (every packet is\n"
+"                         sampled, bytes scaled by 1/S) or packet-unscaled (every\n"
+"                         packet sampled, only sampled bytes count)\n"
 "  --drop-proto LIST      protocols that create no entry (default 1,58: ICMP)\n"
 "  --cache-size N         flow entries per worker (default 262144)\n"
 "  --idle-timeout-ms MS   a cheetah idle this long ends (default 2000)\n"
@@ -167,9 +169,11 @@ int probe_parse_args(int argc, char **argv, struct probe_options *o)
 		case O_QUIET: o->quiet = 1; break;
 		case O_REPEAT: if (number(name, optarg, 1, 1000, &v)) return -1; o->repeat = (uint32_t)v; break;
 		case O_SMODE:
-			if (strcmp(optarg, "create") && strcmp(optarg, "packet"))
-				return bad(name, optarg, "expected create or packet");
-			o->sample_every_packet = !strcmp(optarg, "packet");
+			if (strcmp(optarg, "create") && strcmp(optarg, "packet") && strcmp(optarg, "packet-unscaled"))
+				return bad(name, optarg, "expected create, packet or packet-unscaled");
+			o->sample_every_packet = !strcmp(optarg, "packet")            ? SAMPLE_PACKETS_SCALED
+						 : !strcmp(optarg, "packet-unscaled") ? SAMPLE_PACKETS_UNSCALED
+										      : SAMPLE_ENTRY_CREATION;
 			break;
 		case O_HELP: usage(stdout); return 1;
 		default:

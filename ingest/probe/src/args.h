@@ -18,7 +18,7 @@ struct probe_options {
 	uint32_t flight_ms;        /* T */
 	uint32_t min_length;       /* L */
 	double sampling;           /* S */
-	int sample_every_packet;   /* --sampling-mode packet */
+	int sample_every_packet;   /* --sampling-mode: enum sampling_mode (flight_detector.h) */
 	uint32_t workers;
 	uint32_t cache_size;       /* entries per worker */
 	uint32_t idle_timeout_ms;

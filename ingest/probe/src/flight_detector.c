@@ -173,9 +173,11 @@ int detector_packet_hashed(struct flight_detector *d, const struct packet_meta *
 			d->n.sampled_out++;
 			return 0;
 		}
-		scaled = *m_in;
-		scaled.ip_len = (uint32_t)(m_in->ip_len / d->cfg.sampling);
-		m = &scaled;
+		if (d->cfg.sample_every_packet == SAMPLE_PACKETS_SCALED) {
+			scaled = *m_in;
+			scaled.ip_len = (uint32_t)(m_in->ip_len / d->cfg.sampling);
+			m = &scaled;
+		}
 	}
 	struct flight_entry *e = flight_cache_find(&d->cache, &m->key, hash);
 	d->n.packets++;

@@ -15,13 +15,19 @@ struct detector_config {
 	uint64_t idle_ns;        /* a cheetah idle this long ends; idle entries are dropped */
 	uint32_t min_length;     /* L: packets shorter than this create no entry */
 	double sampling;         /* S: probability a packet may create an entry */
-	uint8_t sample_every_packet; /* comparison mode: S applies to every packet after the
-				      * lookup (classic packet sampling, bytes scaled by 1/S) */
+	uint8_t sample_every_packet; /* enum sampling_mode: comparison modes apply S to every
+				      * packet (classic packet sampling), bytes scaled by 1/S or not */
 	double flight_floor_bps; /* flights at or above this rate are exported */
 	uint8_t drop_proto[256]; /* protocols that create no entry (default ICMP, ICMPv6) */
 	uint32_t cache_size;
 	uint16_t worker;
 	uint64_t seed;           /* sampling draws */
+};
+
+enum sampling_mode {
+	SAMPLE_ENTRY_CREATION = 0, /* ARCHITECTURE.md's S: it only decides who gets an entry */
+	SAMPLE_PACKETS_SCALED,     /* every packet sampled, bytes scaled by 1/S */
+	SAMPLE_PACKETS_UNSCALED,   /* every packet sampled, only sampled bytes count */
 };
 
 struct detector_counters {

@@ -37,7 +37,9 @@ void summary_write_json(FILE *f, const struct run_summary *s)
 		   "\"sampling\": %g, \"sampling_mode\": \"%s\", \"cache_size\": %u, \"idle_timeout_ms\": %u, \"bin_ms\": %u, "
 		   "\"flight_floor_bps\": %.1f, \"cache_entry_bytes\": %zu},\n",
 		s->o->rate_threshold_bps, s->o->flight_ms, s->o->min_length, s->o->sampling,
-		s->o->sample_every_packet ? "packet" : "create", s->o->cache_size,
+		s->o->sample_every_packet == SAMPLE_PACKETS_SCALED     ? "packet"
+		: s->o->sample_every_packet == SAMPLE_PACKETS_UNSCALED ? "packet-unscaled"
+								       : "create", s->o->cache_size,
 		s->o->idle_timeout_ms, s->o->bin_ms, s->o->flight_floor_bps, sizeof(struct flight_entry));
 	fprintf(f, "  \"counters\": {\n    \"parsed\": {");
 	for (int r = 0; r < PARSE_STATUS_COUNT; r++)

@@ -242,7 +242,7 @@ static void packet_sampling_scales_kept_packets(void)
 	struct bench b;
 	setup(&b, 1e12, 16);
 	b.d.cfg.sampling = 0.5;
-	b.d.cfg.sample_every_packet = 1;
+	b.d.cfg.sample_every_packet = SAMPLE_PACKETS_SCALED;
 	struct packet_meta m = pkt(1, 100, 6);
 	for (int i = 0; i < 1000; i++)
 		detector_packet(&b.d, &m, (uint64_t)i * 1000);
@@ -251,6 +251,25 @@ static void packet_sampling_scales_kept_packets(void)
 	CHECK(b.d.n.sampled_out > 400 && b.d.n.sampled_out < 600);
 	if (e)
 		CHECK_EQ_U(e->flight_bytes, (1000 - b.d.n.sampled_out) * 200);
+	detector_free(&b.d);
+}
+
+/* The same unscaled: only the sampled packets' own bytes count, so the flight
+ * reads about S times its true rate. */
+static void unscaled_packet_sampling_counts_only_kept_bytes(void)
+{
+	struct bench b;
+	setup(&b, 1e12, 16);
+	b.d.cfg.sampling = 0.5;
+	b.d.cfg.sample_every_packet = SAMPLE_PACKETS_UNSCALED;
+	struct packet_meta m = pkt(1, 100, 6);
+	for (int i = 0; i < 1000; i++)
+		detector_packet(&b.d, &m, (uint64_t)i * 1000);
+	struct flight_entry *e = flight_cache_oldest(&b.d.cache);
+	CHECK(e != NULL);
+	CHECK(b.d.n.sampled_out > 400 && b.d.n.sampled_out < 600);
+	if (e)
+		CHECK_EQ_U(e->flight_bytes, (1000 - b.d.n.sampled_out) * 100);
 	detector_free(&b.d);
 }
 
@@ -265,4 +284,5 @@ void run_flight_rule_tests(void)
 	RUN("flight", filters_apply_only_to_new_entries);
 	RUN("flight", flights_exported_above_floor);
 	RUN("flight", packet_sampling_scales_kept_packets);
+	RUN("flight", unscaled_packet_sampling_counts_only_kept_bytes);
 }
