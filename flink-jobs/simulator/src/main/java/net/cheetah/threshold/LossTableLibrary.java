@@ -61,9 +61,10 @@ public final class LossTableLibrary {
     LossTable t = best.get();
     return new TableLookup.Found(
         t,
-        "observed "
+        // "tag", not "observed": the tag looked up may be an hour-of-day prediction.
+        "tag "
             + observedText
-            + " matches table tag r_bg "
+            + " matches the table of r_bg "
             + Rates.mbps(t.tag().meanBgBps())
             + ", b "
             + Rates.fraction(t.tag().burstiness()));

@@ -141,7 +141,8 @@ class ThresholdTableModeTest {
     assertThat(t).extracting(Threshold::getVersion).containsExactly(3L, 4L);
     assertThat(t.get(1).getMode()).isEqualTo(ThresholdMode.THRESHOLD_MODE_TABLE);
     assertThat(t.get(1).getRateBps()).isEqualTo(500e6);
-    assertThat(t.get(1).getReason()).startsWith("observed r_bg 195.0 Mb/s, b 0.490 matches table");
+    assertThat(t.get(1).getReason())
+        .startsWith("tag r_bg 195.0 Mb/s, b 0.490 matches the table of r_bg 200.0 Mb/s, b 0.500");
   }
 
   @Test
