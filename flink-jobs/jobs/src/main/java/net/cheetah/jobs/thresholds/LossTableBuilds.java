@@ -108,7 +108,8 @@ public final class LossTableBuilds extends RichAsyncFunction<TableRequest, Built
           outcome.buildMs());
     } catch (RuntimeException e) {
       if (closing || Thread.currentThread().isInterrupted()) {
-        // Stopped or timed out: the checkpointed request is simulated again after a restore.
+        // Stopped: the checkpointed request is simulated again after a restore. Timed out:
+        // timeout() has already answered it.
         return;
       }
       outcome = BuiltTable.failed(request, cfg.rttMs() / 1000, e.toString(), elapsedMs(begin));
