@@ -161,12 +161,14 @@ public record CheetahConfig(
   }
 
   /**
-   * The rate threshold R per link (ARCHITECTURE.md, "Rate threshold R"): formula mode, and in
-   * feedback mode the formula's R corrected by SNMP discards. {@code capacityBps} is C for links
+   * The rate threshold R per link (ARCHITECTURE.md, "Rate threshold R"). {@code mode}: formula,
+   * table (R from simulated loss tables, the formula while a table is being built) or feedback (the
+   * {@code feedbackBase} mode's R corrected by SNMP discards). {@code capacityBps} is C for links
    * whose statistics carry none (link-stats.capacity-bps).
    */
   public record Thresholds(
       String mode,
+      String feedbackBase,
       double burstinessWeight,
       double alphaMin,
       double lossAcceptable,
@@ -175,17 +177,120 @@ public record CheetahConfig(
       double stepBps,
       double floorBps,
       double minChange,
-      double capacityBps)
+      double capacityBps,
+      Table table)
       implements java.io.Serializable {
     public Thresholds {
       require(
-          mode.equals("formula") || mode.equals("feedback"),
-          "thresholds.mode must be formula or feedback, got '" + mode + "'");
+          mode.equals("formula") || mode.equals("table") || mode.equals("feedback"),
+          "thresholds.mode must be formula, table or feedback, got '" + mode + "'");
+      require(
+          feedbackBase.equals("formula") || feedbackBase.equals("table"),
+          "thresholds.feedback-base must be formula or table, got '" + feedbackBase + "'");
+      require(burstinessWeight >= 0, "thresholds.burstiness-weight must be >= 0");
+      require(alphaMin > 0 && alphaMin <= 1, "thresholds.alpha-min must be in (0, 1]");
+      require(
+          lossAcceptable >= 0 && lossAcceptable <= 1,
+          "thresholds.loss-acceptable must be in [0, 1], got " + lossAcceptable);
+      require(
+          calmLossRate >= 0 && calmLossRate <= lossAcceptable,
+          "thresholds.calm-loss-rate must be in [0, thresholds.loss-acceptable]");
+      require(polls >= 1, "thresholds.polls must be >= 1, got " + polls);
+      require(stepBps > 0, "thresholds.step-bps must be > 0, got " + stepBps);
+      require(floorBps >= 0, "thresholds.floor-bps must be >= 0, got " + floorBps);
       require(minChange >= 0 && minChange < 1, "thresholds.min-change must be in [0, 1)");
+      java.util.Objects.requireNonNull(table, "table");
     }
 
     public boolean feedback() {
       return mode.equals("feedback");
+    }
+
+    /** Whether R's base comes from loss tables: table mode, or feedback on a table base. */
+    public boolean tableBase() {
+      return mode.equals("table") || (feedback() && feedbackBase.equals("table"));
+    }
+  }
+
+  /**
+   * Table mode: tags within (ε_r, ε_b) reuse a table; tables are built by the simulator for the
+   * cheetah RTT {@code rttMs} on the link's port (C, two queues of {@code bufferBytes} each) over
+   * {@code rateFractions} of C, {@code runs} seeded runs of {@code seconds} (the first 10 %
+   * warm-up) per rate, burstiness measured per T1 = {@code binMs}; at most {@code threads}
+   * simulator threads per table, a build that takes longer than {@code timeoutMs} is given up. The
+   * tag of an hour is predicted from the same hour on the previous {@code predictDays} days (0:
+   * never).
+   */
+  public record Table(
+      double epsilonRateBps,
+      double epsilonBurstiness,
+      double rttMs,
+      java.util.List<Double> rateFractions,
+      int runs,
+      double seconds,
+      long seed,
+      int threads,
+      long timeoutMs,
+      int predictDays,
+      long bufferBytes,
+      long binMs)
+      implements java.io.Serializable {
+    public Table {
+      require(epsilonRateBps >= 0, "thresholds.epsilon-rate must be >= 0 bits/s");
+      require(epsilonBurstiness >= 0, "thresholds.epsilon-burstiness must be >= 0");
+      require(rttMs > 0, "thresholds.table-rtt-ms must be > 0, got " + rttMs);
+      require(!rateFractions.isEmpty(), "thresholds.table-rates needs at least one rate");
+      rateFractions = java.util.List.copyOf(rateFractions);
+      require(runs >= 1, "thresholds.table-runs must be >= 1, got " + runs);
+      require(
+          seconds * 0.9 >= binMs / 1000.0,
+          "thresholds.table-seconds must leave at least one T1 bin (link-stats.t1-ms) after the"
+              + " 10 % warm-up, got "
+              + seconds);
+      require(threads >= 1, "thresholds.table-threads must be >= 1, got " + threads);
+      require(timeoutMs > 0, "thresholds.table-timeout-ms must be > 0, got " + timeoutMs);
+      require(predictDays >= 0, "thresholds.predict-days must be >= 0 (0: no prediction)");
+      require(bufferBytes > 0, "thresholds.table-buffer-bytes must be > 0, got " + bufferBytes);
+    }
+
+    /**
+     * Fractions of C: a comma list of values and ranges start..end:step (end included), each in (0,
+     * 1]; e.g. 0.05..0.9:0.05. Errors name {@code key}.
+     */
+    static java.util.List<Double> parseFractions(String key, String text) {
+      java.util.List<Double> out = new java.util.ArrayList<>();
+      for (String part : text.split(",")) {
+        String p = part.trim();
+        int dots = p.indexOf("..");
+        int colon = p.indexOf(':');
+        try {
+          if (dots < 0) {
+            out.add(Double.parseDouble(p));
+          } else {
+            require(colon > dots, key + ": range '" + p + "' needs a step, as in 0.05..0.9:0.05");
+            double from = Double.parseDouble(p.substring(0, dots));
+            double to = Double.parseDouble(p.substring(dots + 2, colon));
+            double step = Double.parseDouble(p.substring(colon + 1));
+            require(step > 0 && to >= from, key + ": range '" + p + "' needs from <= to, step > 0");
+            long n = (long) Math.floor((to - from) / step + 1e-9) + 1;
+            require(n <= 1000, key + ": range '" + p + "' has " + n + " rates; use a larger step");
+            for (long i = 0; i < n; i++) {
+              // Rounded so that 0.05 + 2 * 0.05 is 0.15, not 0.15000000000000002.
+              out.add(Math.round((from + i * step) * 1e9) / 1e9);
+            }
+          }
+        } catch (NumberFormatException e) {
+          throw new ConfigException(
+              key
+                  + " must be fractions of C such as 0.05..0.9:0.05 or 0.2,0.5,0.8, got '"
+                  + text
+                  + "'");
+        }
+      }
+      for (double f : out) {
+        require(f > 0 && f <= 1, key + " takes fractions of C in (0, 1], got " + f);
+      }
+      return out;
     }
   }
 
@@ -243,10 +348,13 @@ public record CheetahConfig(
     // 32 = host pairs. A filter ages out this long after its newest α flow (at most 30 days).
     d.put("redirects.prefix-filter-length", "0");
     d.put("redirects.prefix-filter-age-ms", "2592000000");
-    // R per link: formula (R = alpha_bg (C - mean bg), alpha_bg = max(alpha-min, 1/(1 + k b)))
-    // or feedback (the formula's R lowered by step-bps while SNMP discards over the last
-    // `polls` polls exceed loss-acceptable, raised back when every poll is under calm-loss-rate).
+    // R per link: formula (R = alpha_bg (C - mean bg), alpha_bg = max(alpha-min, 1/(1 + k b))),
+    // table (the largest simulated cheetah rate whose background loss stays within loss-acceptable,
+    // the formula while a table is built) or feedback (the feedback-base mode's R lowered by
+    // step-bps while SNMP discards over the last `polls` polls exceed loss-acceptable, raised back
+    // when every poll is under calm-loss-rate).
     d.put("thresholds.mode", "feedback");
+    d.put("thresholds.feedback-base", "formula");
     d.put("thresholds.burstiness-weight", "1.0");
     d.put("thresholds.alpha-min", "0.1");
     d.put("thresholds.loss-acceptable", "0.001");
@@ -256,6 +364,22 @@ public record CheetahConfig(
     d.put("thresholds.floor-bps", "0");
     // A new version is published when R moves by at least this fraction.
     d.put("thresholds.min-change", "0.05");
+    // Table mode: a table is reused for tags within epsilon-rate (bits/s) and epsilon-burstiness.
+    d.put("thresholds.epsilon-rate", "2e7");
+    d.put("thresholds.epsilon-burstiness", "0.05");
+    // Tables are simulated for the study's high-RTT cheetah, at these fractions of C.
+    d.put("thresholds.table-rtt-ms", "100");
+    d.put("thresholds.table-rates", "0.05..0.9:0.05");
+    // Seeded runs per rate and simulated seconds per run (about 80 s of one core per table).
+    d.put("thresholds.table-runs", "20");
+    d.put("thresholds.table-seconds", "20");
+    d.put("thresholds.table-seed", "1");
+    d.put("thresholds.table-threads", "1");
+    d.put("thresholds.table-timeout-ms", "3600000");
+    // Each of the port's two queues (primary, scavenger), in bytes.
+    d.put("thresholds.table-buffer-bytes", "5000000");
+    // The tag of an hour is the mean of the same hour on this many earlier days (0: never).
+    d.put("thresholds.predict-days", "7");
     d.put("data-dir", ".cheetah/data");
     return Map.copyOf(d);
   }
@@ -335,6 +459,7 @@ public record CheetahConfig(
             lng(v, "redirects.prefix-filter-age-ms")),
         new Thresholds(
             v.get("thresholds.mode"),
+            v.get("thresholds.feedback-base"),
             dbl(v, "thresholds.burstiness-weight"),
             dbl(v, "thresholds.alpha-min"),
             dbl(v, "thresholds.loss-acceptable"),
@@ -343,7 +468,20 @@ public record CheetahConfig(
             dbl(v, "thresholds.step-bps"),
             dbl(v, "thresholds.floor-bps"),
             dbl(v, "thresholds.min-change"),
-            dbl(v, "link-stats.capacity-bps")),
+            dbl(v, "link-stats.capacity-bps"),
+            new Table(
+                dbl(v, "thresholds.epsilon-rate"),
+                dbl(v, "thresholds.epsilon-burstiness"),
+                dbl(v, "thresholds.table-rtt-ms"),
+                Table.parseFractions("thresholds.table-rates", v.get("thresholds.table-rates")),
+                (int) lng(v, "thresholds.table-runs"),
+                dbl(v, "thresholds.table-seconds"),
+                lng(v, "thresholds.table-seed"),
+                (int) lng(v, "thresholds.table-threads"),
+                lng(v, "thresholds.table-timeout-ms"),
+                (int) lng(v, "thresholds.predict-days"),
+                bytes(v, "thresholds.table-buffer-bytes"),
+                lng(v, "link-stats.t1-ms"))),
         Path.of(v.get("data-dir")));
   }
 

@@ -18,6 +18,17 @@ import net.cheetah.runtime.Wait;
 import net.cheetah.schemas.v1.LinkBin;
 import net.cheetah.schemas.v1.SnmpCounters;
 import net.cheetah.schemas.v1.Threshold;
+import net.cheetah.schemas.v1.ThresholdMode;
+import net.cheetah.simulator.CongestionControl;
+import net.cheetah.simulator.LossTableBuilder;
+import net.cheetah.simulator.PointRunner;
+import net.cheetah.simulator.PortConfig;
+import net.cheetah.simulator.TcpCheetah;
+import net.cheetah.threshold.BackgroundTag;
+import net.cheetah.threshold.LossTable;
+import net.cheetah.threshold.TableParams;
+import net.cheetah.threshold.TableThreshold;
+import net.cheetah.threshold.ThresholdDecision;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
@@ -36,7 +47,8 @@ import org.junit.jupiter.api.io.TempDir;
  * probe.bins.v1 (+ snmp.counters.v1) → the link-statistics job → links.stats.v1 → the warehouse's
  * link_stats, in the embedded stack: every complete T2 window is stored once, with background rate,
  * burstiness and utilisation equal to the values computed here from the bins sent; and the
- * threshold job turns them into R per link on thresholds.v1, read here as a probe would.
+ * threshold job turns them into R per link on thresholds.v1, read here as a probe would: by the
+ * formula, and in table mode from a loss table the simulator builds while the job runs.
  */
 @Tag("integration")
 class LinkStatsEndToEndTest {
@@ -173,6 +185,158 @@ class LinkStatsEndToEndTest {
         assertThat(t.getVersion()).isGreaterThanOrEqualTo(1);
         assertThat(t.getReason()).startsWith("R = α_bg");
       }
+    }
+  }
+
+  /**
+   * Table mode: the first window's tag has no loss table, so its R is the formula's while the
+   * simulator builds one off the hot path; then R is the table's. The table expected is built here
+   * by the simulator from a plan written out by hand, for the tag thresholds.v1 reports.
+   */
+  @Test
+  void tableModeSimulatesALossTableForTheTagAndPublishesItsRate() throws Exception {
+    Tools tools = EndToEnd.tools();
+    Map<String, String> settings =
+        Map.of(
+            "link-stats.t2-ms", Long.toString(T2),
+            "link-stats.sliding-every-ms", "0",
+            "link-stats.lateness-ms", "1000",
+            "thresholds.mode", "table",
+            // Tolerances so wide that the first table serves every later window too.
+            "thresholds.epsilon-rate", "1e9",
+            "thresholds.epsilon-burstiness", "10",
+            // A tiny simulator plan: 3 rates, 2 runs of 2 s each.
+            "thresholds.table-rates", "0.2,0.5,0.8",
+            "thresholds.table-runs", "2",
+            "thresholds.table-seconds", "2");
+    long t0 = (System.currentTimeMillis() / T2) * T2 - 6 * T2;
+    Random random = new Random(11);
+    List<LinkBin> bins = new ArrayList<>();
+    // 15.5 s of bins: the window [t0, t0 + 10 s) completes (it needs bins up to its end + 1 s).
+    for (long t = t0; t < t0 + 15_500; t += T1) {
+      long bytes = 1_000_000 + random.nextInt(9_000_000);
+      bins.add(
+          LinkBin.newBuilder()
+              .setLinkId("esnet-t")
+              .setProbeId("probe-1")
+              .setBinStartMs(t)
+              .setBinMs((int) T1)
+              .setBytes(bytes)
+              .setPackets(bytes / 1000)
+              .build());
+    }
+    try (Stack stack =
+        new Stack(
+            EndToEnd.config(settings),
+            tools,
+            dir.resolve("stack"),
+            true,
+            s -> EndToEnd.say(TEST, s))) {
+      stack.start();
+      Properties p = new Properties();
+      p.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, stack.bootstrap());
+      p.put(ProducerConfig.ACKS_CONFIG, "all");
+      try (KafkaProducer<byte[], byte[]> producer =
+          new KafkaProducer<>(p, new ByteArraySerializer(), new ByteArraySerializer())) {
+        for (LinkBin b : bins) {
+          producer.send(new ProducerRecord<>(Topics.PROBE_BINS, key("esnet-t"), b.toByteArray()));
+        }
+        producer.flush();
+      }
+      List<Threshold> versions =
+          thresholdsUntil(
+              stack.bootstrap(),
+              "a threshold from a loss table",
+              v -> v.stream().anyMatch(t -> t.getMode() == ThresholdMode.THRESHOLD_MODE_TABLE));
+
+      for (Threshold t : versions) {
+        EndToEnd.say(
+            TEST,
+            "v"
+                + t.getVersion()
+                + " "
+                + t.getMode()
+                + " R="
+                + t.getRateBps()
+                + ": "
+                + t.getReason());
+      }
+      // The first window: its statistics by hand, R by the formula while the table is built.
+      Threshold first = versions.get(0);
+      double[] bg =
+          bins.stream()
+              .filter(b -> b.getBinStartMs() < t0 + T2)
+              .mapToDouble(LinkBin::getBytes)
+              .toArray();
+      double mean = java.util.Arrays.stream(bg).average().orElseThrow();
+      double sd =
+          Math.sqrt(
+              java.util.Arrays.stream(bg).map(x -> (x - mean) * (x - mean)).sum() / bg.length);
+      assertThat(first.getVersion()).isEqualTo(1);
+      assertThat(first.getMode()).isEqualTo(ThresholdMode.THRESHOLD_MODE_FORMULA);
+      assertThat(first.getMeanBgBps()).isCloseTo(mean * 8 / (T1 / 1000.0), within(1e-3));
+      assertThat(first.getBurstiness()).isCloseTo(sd / mean, within(1e-9));
+      assertThat(first.getReason()).contains("build one (requested); until a table matches");
+
+      LossTable table;
+      try (PointRunner runner = new PointRunner(1)) {
+        table =
+            new LossTableBuilder(
+                    new LossTableBuilder.Plan(
+                        new PortConfig(1e9, 5_000_000, 5_000_000),
+                        0.5,
+                        0.1,
+                        List.of(200e6, 500e6, 800e6),
+                        TcpCheetah.study(0, 0.1, CongestionControl.HTCP),
+                        2,
+                        1,
+                        2,
+                        0.2,
+                        0.1),
+                    runner)
+                .build(new BackgroundTag(first.getMeanBgBps(), first.getBurstiness()));
+      }
+      ThresholdDecision expected =
+          TableThreshold.choose(table, new TableParams(0.001, 1e9, 10, 0.1, 0));
+      List<Threshold> fromTable =
+          versions.stream().filter(t -> t.getMode() == ThresholdMode.THRESHOLD_MODE_TABLE).toList();
+      for (Threshold t : fromTable) {
+        assertThat(t.getRateBps()).isEqualTo(expected.rateBps());
+        assertThat(t.getMeasuredLoss()).isEqualTo(expected.measuredLoss());
+        assertThat(t.getLossAcceptable()).isEqualTo(0.001);
+        assertThat(t.getReason()).endsWith(expected.reason());
+      }
+      assertThat(fromTable.get(0).getReason()).startsWith("a loss table arrived");
+      assertThat(expected.rateBps()).isIn(0.0, 200e6, 500e6, 800e6);
+    }
+  }
+
+  /** Every version of thresholds.v1, read from the start, once {@code done} holds for them. */
+  private static List<Threshold> thresholdsUntil(
+      String bootstrap, String what, java.util.function.Predicate<List<Threshold>> done) {
+    Properties c = new Properties();
+    c.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
+    c.put(ConsumerConfig.GROUP_ID_CONFIG, "table-mode-reader");
+    c.put(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest");
+    List<Threshold> seen = new ArrayList<>();
+    try (KafkaConsumer<byte[], byte[]> consumer =
+        new KafkaConsumer<>(c, new ByteArrayDeserializer(), new ByteArrayDeserializer())) {
+      consumer.subscribe(List.of(Topics.THRESHOLDS));
+      return Wait.forValue(
+          what + " on " + Topics.THRESHOLDS,
+          Duration.ofMinutes(2),
+          Duration.ofMillis(100),
+          () -> {
+            for (var r : consumer.poll(Duration.ofMillis(200))) {
+              try {
+                seen.add(Threshold.parseFrom(r.value()));
+              } catch (com.google.protobuf.InvalidProtocolBufferException e) {
+                throw new AssertionError("undecodable threshold", e);
+              }
+            }
+            seen.sort(java.util.Comparator.comparingLong(Threshold::getVersion));
+            return done.test(seen) ? Optional.of(List.copyOf(seen)) : Optional.empty();
+          });
     }
   }
 

@@ -8,4 +8,10 @@ public record BackgroundTag(double meanBgBps, double burstiness) {
           "a tag needs r_bg >= 0 and burstiness >= 0, got " + meanBgBps + ", " + burstiness);
     }
   }
+
+  /** Whether this tag is within ε_r of the other's mean rate and within ε_b of its burstiness. */
+  public boolean isWithin(BackgroundTag other, double epsilonRateBps, double epsilonBurstiness) {
+    return Math.abs(meanBgBps - other.meanBgBps) <= epsilonRateBps
+        && Math.abs(burstiness - other.burstiness) <= epsilonBurstiness;
+  }
 }

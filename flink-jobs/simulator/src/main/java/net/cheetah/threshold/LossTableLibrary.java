@@ -29,11 +29,11 @@ public final class LossTableLibrary {
       if (t.rttSeconds() != p.rttSeconds()) {
         continue;
       }
-      double dr = Math.abs(t.tag().meanBgBps() - observed.meanBgBps());
-      double db = Math.abs(t.tag().burstiness() - observed.burstiness());
-      if (dr > p.epsilonRateBps() || db > p.epsilonBurstiness()) {
+      if (!t.tag().isWithin(observed, p.epsilonRateBps(), p.epsilonBurstiness())) {
         continue;
       }
+      double dr = Math.abs(t.tag().meanBgBps() - observed.meanBgBps());
+      double db = Math.abs(t.tag().burstiness() - observed.burstiness());
       double d = Math.max(ratio(dr, p.epsilonRateBps()), ratio(db, p.epsilonBurstiness()));
       // Distances within 1e-9 are ties: 0.55 − 0.5 and 0.5 − 0.45 differ in the last bits.
       boolean tie = Math.abs(d - bestDistance) <= TIE;
@@ -61,9 +61,10 @@ public final class LossTableLibrary {
     LossTable t = best.get();
     return new TableLookup.Found(
         t,
-        "observed "
+        // "tag", not "observed": the tag looked up may be an hour-of-day prediction.
+        "tag "
             + observedText
-            + " matches table tag r_bg "
+            + " matches the table of r_bg "
             + Rates.mbps(t.tag().meanBgBps())
             + ", b "
             + Rates.fraction(t.tag().burstiness()));

@@ -1,5 +1,7 @@
 package net.cheetah.jobs.thresholds;
 
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Optional;
 import net.cheetah.config.CheetahConfig;
 import net.cheetah.jobs.flink.KeyedBytes;
@@ -7,27 +9,36 @@ import net.cheetah.schemas.v1.Threshold;
 import net.cheetah.schemas.v1.ThresholdMode;
 import net.cheetah.threshold.DiscardFeedback;
 import net.cheetah.threshold.FeedbackParams;
-import net.cheetah.threshold.FormulaParams;
-import net.cheetah.threshold.FormulaThreshold;
 import net.cheetah.threshold.SnmpPoll;
 import net.cheetah.threshold.ThresholdDecision;
 import org.apache.flink.api.common.functions.OpenContext;
+import org.apache.flink.api.common.state.ListState;
+import org.apache.flink.api.common.state.ListStateDescriptor;
 import org.apache.flink.api.common.state.ValueState;
 import org.apache.flink.api.common.state.ValueStateDescriptor;
 import org.apache.flink.api.common.typeinfo.TypeInformation;
 import org.apache.flink.metrics.Counter;
-import org.apache.flink.streaming.api.functions.KeyedProcessFunction;
+import org.apache.flink.streaming.api.functions.co.KeyedCoProcessFunction;
 import org.apache.flink.util.Collector;
 
 /**
- * Per link: R from each link-statistics window by the formula (R = α_bg (C − r̄_bg)); in feedback
- * mode corrected by the router's discards (DiscardFeedback). A new version is published when R
- * moves by at least the configured fraction, or when feedback changes it, always with the reason.
+ * Per link: R from each link-statistics window (input 1) by the formula (R = α_bg (C − r̄_bg)) or,
+ * in table mode, from the loss table matching the window's tag (BaseRate), the formula while none
+ * does; in feedback mode that base corrected by the router's discards (DiscardFeedback, SNMP polls
+ * on input 1). Loss tables arrive on input 2 whenever the simulator has built them: they are kept
+ * in keyed state (so they survive restarts) and the newest window is decided again with them. A new
+ * version is published when R moves by at least the configured fraction, when feedback changes it,
+ * or when R switches between table and formula, always with the reason.
  */
 public final class ThresholdFunction
-    extends KeyedProcessFunction<String, ThresholdInput, KeyedBytes> {
+    extends KeyedCoProcessFunction<String, ThresholdInput, BuiltTable, KeyedBytes> {
   private final CheetahConfig.Thresholds cfg;
   private transient ValueState<ThresholdState> state;
+  private transient ListState<BuiltTable> tables;
+  // Table mode: the newest window (decided again when a table arrives), and whether the R last
+  // published came from a table.
+  private transient ValueState<ThresholdInput> lastWindow;
+  private transient ValueState<Boolean> publishedFromTable;
   private transient Counter published;
 
   public ThresholdFunction(CheetahConfig.Thresholds cfg) {
@@ -40,6 +51,20 @@ public final class ThresholdFunction
         getRuntimeContext()
             .getState(
                 new ValueStateDescriptor<>("threshold", TypeInformation.of(ThresholdState.class)));
+    tables =
+        getRuntimeContext()
+            .getListState(
+                new ListStateDescriptor<>("loss-tables", TypeInformation.of(BuiltTable.class)));
+    lastWindow =
+        getRuntimeContext()
+            .getState(
+                new ValueStateDescriptor<>(
+                    "last-window", TypeInformation.of(ThresholdInput.class)));
+    publishedFromTable =
+        getRuntimeContext()
+            .getState(
+                new ValueStateDescriptor<>(
+                    "published-from-table", TypeInformation.of(Boolean.class)));
     published = getRuntimeContext().getMetricGroup().counter("thresholdVersions");
   }
 
@@ -49,46 +74,89 @@ public final class ThresholdFunction
   }
 
   @Override
-  public void processElement(ThresholdInput in, Context ctx, Collector<KeyedBytes> out)
+  public void processElement1(ThresholdInput in, Context ctx, Collector<KeyedBytes> out)
       throws Exception {
     ThresholdState s = Optional.ofNullable(state.value()).orElse(ThresholdState.initial());
-    ThresholdState next = in.snmp() ? onPoll(in, s, out) : onStats(in, s, out);
+    ThresholdState next;
+    if (in.snmp()) {
+      next = onPoll(in, s, out);
+    } else {
+      if (cfg.tableBase()) {
+        lastWindow.update(in);
+      }
+      next = onStats(in, s, "", out);
+    }
     state.update(next);
   }
 
-  private ThresholdState onStats(ThresholdInput in, ThresholdState s, Collector<KeyedBytes> out) {
-    double capacity = in.capacityBps() > 0 ? in.capacityBps() : cfg.capacityBps();
-    ThresholdDecision formula =
-        FormulaThreshold.decide(
-            in.meanBgBps(),
-            in.burstiness(),
-            new FormulaParams(capacity, cfg.burstinessWeight(), cfg.alphaMin()));
-    DiscardFeedback fb = feedback(s, formula.rateBps());
-    fb.rebase(formula.rateBps());
-    double r = cfg.feedback() ? fb.currentBps() : formula.rateBps();
-    boolean corrected = cfg.feedback() && r < formula.rateBps();
+  /** A loss table built off the hot path: kept, and the newest window is decided again. */
+  @Override
+  public void processElement2(BuiltTable table, Context ctx, Collector<KeyedBytes> out)
+      throws Exception {
+    tables.add(table);
+    ThresholdInput last = lastWindow.value();
+    ThresholdState s = state.value();
+    if (last == null || s == null) {
+      return;
+    }
+    String arrived =
+        table.failed()
+            ? ""
+            : "a loss table arrived (r_bg "
+                + BaseRate.mbps(table.tagBgBps())
+                + ", built in "
+                + String.format(java.util.Locale.ROOT, "%.1f", table.buildMs() / 1000.0)
+                + " s); ";
+    state.update(onStats(last, s, arrived, out));
+  }
+
+  private ThresholdState onStats(
+      ThresholdInput in, ThresholdState s, String trigger, Collector<KeyedBytes> out)
+      throws Exception {
+    List<BuiltTable> known = new ArrayList<>();
+    if (cfg.tableBase()) {
+      tables.get().forEach(known::add);
+    }
+    BaseRate.Base base = BaseRate.of(in, known, cfg);
+    ThresholdDecision d = base.decision();
+    DiscardFeedback fb = feedback(s, d.rateBps());
+    fb.rebase(d.rateBps());
+    double r = cfg.feedback() ? fb.currentBps() : d.rateBps();
+    boolean corrected = cfg.feedback() && r < d.rateBps();
     ThresholdState updated =
-        withStats(withFeedback(s, fb), in.meanBgBps(), in.burstiness(), capacity);
+        withStats(withFeedback(s, fb), in.meanBgBps(), in.burstiness(), BaseRate.capacity(in, cfg));
+    boolean basisChanged =
+        cfg.tableBase() && base.fromTable() != Boolean.TRUE.equals(publishedFromTable.value());
     if (s.publishedBps() >= 0
+        && !basisChanged
         && Math.abs(r - s.publishedBps()) < cfg.minChange() * Math.max(s.publishedBps(), 1)) {
       return updated;
     }
     String reason =
         corrected
-            ? formula.reason()
+            ? d.reason()
                 + "; feedback keeps R "
-                + Math.round((formula.rateBps() - r) / 1e6)
+                + Math.round((d.rateBps() - r) / 1e6)
                 + " Mb/s lower"
-            : formula.reason();
+            : d.reason();
+    ThresholdMode mode =
+        corrected
+            ? ThresholdMode.THRESHOLD_MODE_FEEDBACK
+            : base.fromTable()
+                ? ThresholdMode.THRESHOLD_MODE_TABLE
+                : ThresholdMode.THRESHOLD_MODE_FORMULA;
+    if (cfg.tableBase()) {
+      publishedFromTable.update(base.fromTable());
+    }
     return publish(
         updated,
         in.linkId(),
         in.atMs(),
         r,
-        corrected ? ThresholdMode.THRESHOLD_MODE_FEEDBACK : ThresholdMode.THRESHOLD_MODE_FORMULA,
-        formula.alphaBg(),
-        0,
-        reason,
+        mode,
+        d.alphaBg(),
+        corrected ? 0 : d.measuredLoss(),
+        (base.fromTable() ? trigger : "") + reason,
         out);
   }
 
@@ -193,7 +261,7 @@ public final class ThresholdFunction
             .setMeanBgBps(s.meanBgBps())
             .setBurstiness(s.burstiness())
             .setAlphaBg(alpha)
-            .setLossAcceptable(cfg.feedback() ? cfg.lossAcceptable() : 0)
+            .setLossAcceptable(cfg.feedback() || cfg.tableBase() ? cfg.lossAcceptable() : 0)
             .setMeasuredLoss(measuredLoss)
             .setReason(reason)
             .build();

@@ -10,20 +10,41 @@ import org.apache.flink.connector.kafka.source.reader.deserializer.KafkaRecordDe
 public final class ThresholdInputs {
   private ThresholdInputs() {}
 
+  /**
+   * A window with a negative or non-finite rate or burstiness cannot give a threshold: it is
+   * refused here (logged with its offset by the decoder) rather than failing the operator.
+   */
   public static KafkaRecordDeserializationSchema<ThresholdInput> stats() {
     return Decoders.of(
         ThresholdInput.class,
         v -> {
           LinkStats s = LinkStats.parseFrom(v);
-          return s.getLinkId().isEmpty() || s.getBins() == 0
-              ? Optional.empty()
-              : Optional.of(
-                  ThresholdInput.stats(
-                      s.getLinkId(),
-                      s.getWindowEndMs(),
-                      s.getMeanBgBps(),
-                      s.getBurstiness(),
-                      s.getCapacityBps()));
+          if (s.getLinkId().isEmpty() || s.getBins() == 0) {
+            return Optional.empty();
+          }
+          if (!(s.getMeanBgBps() >= 0 && s.getBurstiness() >= 0)
+              || Double.isInfinite(s.getMeanBgBps())
+              || Double.isInfinite(s.getBurstiness())) {
+            throw new IllegalArgumentException(
+                "link statistics of "
+                    + s.getLinkId()
+                    + " ending "
+                    + s.getWindowEndMs()
+                    + " have mean background "
+                    + s.getMeanBgBps()
+                    + " b/s and burstiness "
+                    + s.getBurstiness()
+                    + "; both must be finite and >= 0 (check the link-statistics job)");
+          }
+          return Optional.of(
+              ThresholdInput.stats(
+                  s.getLinkId(),
+                  s.getWindowStartMs(),
+                  s.getWindowEndMs(),
+                  s.getMeanBgBps(),
+                  s.getBurstiness(),
+                  s.getCapacityBps(),
+                  s.getSliding()));
         });
   }
 

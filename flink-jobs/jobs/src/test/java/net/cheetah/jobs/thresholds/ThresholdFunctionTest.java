@@ -8,29 +8,22 @@ import net.cheetah.config.CheetahConfig;
 import net.cheetah.jobs.flink.KeyedBytes;
 import net.cheetah.schemas.v1.Threshold;
 import net.cheetah.schemas.v1.ThresholdMode;
-import org.apache.flink.api.common.typeinfo.TypeInformation;
 import org.apache.flink.runtime.checkpoint.OperatorSubtaskState;
-import org.apache.flink.streaming.api.operators.KeyedProcessOperator;
 import org.apache.flink.streaming.runtime.streamrecord.StreamRecord;
-import org.apache.flink.streaming.util.KeyedOneInputStreamOperatorTestHarness;
+import org.apache.flink.streaming.util.KeyedTwoInputStreamOperatorTestHarness;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
 /** R per link from statistics (formula) and SNMP discards (feedback), computed by hand. */
 class ThresholdFunctionTest {
-  /** k = 1, alpha_min 0.1; l_acpt 0.1 %, calm 0.01 %, 2 polls, step 50 Mb/s; publish on 5 %. */
   static CheetahConfig.Thresholds cfg(String mode) {
-    return new CheetahConfig.Thresholds(mode, 1.0, 0.1, 0.001, 0.0001, 2, 50e6, 0, 0.05, 1e9);
+    return ThresholdConfigs.cfg(mode, "formula", 0.05);
   }
 
-  private KeyedOneInputStreamOperatorTestHarness<String, ThresholdInput, KeyedBytes> h;
+  private KeyedTwoInputStreamOperatorTestHarness<String, ThresholdInput, BuiltTable, KeyedBytes> h;
 
   private void open(String mode) throws Exception {
-    h =
-        new KeyedOneInputStreamOperatorTestHarness<>(
-            new KeyedProcessOperator<>(new ThresholdFunction(cfg(mode))),
-            ThresholdInput::linkId,
-            TypeInformation.of(String.class));
+    h = ThresholdConfigs.harness(cfg(mode));
     h.open();
   }
 
@@ -40,7 +33,7 @@ class ThresholdFunctionTest {
   }
 
   private void send(ThresholdInput in) throws Exception {
-    h.processElement(new StreamRecord<>(in));
+    h.processElement1(new StreamRecord<>(in));
   }
 
   private List<Threshold> out() throws Exception {
@@ -91,11 +84,7 @@ class ThresholdFunctionTest {
     // A restore from a checkpoint continues the loop; two calm polls raise R back.
     OperatorSubtaskState snapshot = h.snapshot(1, 1);
     h.close();
-    h =
-        new KeyedOneInputStreamOperatorTestHarness<>(
-            new KeyedProcessOperator<>(new ThresholdFunction(cfg("feedback"))),
-            ThresholdInput::linkId,
-            TypeInformation.of(String.class));
+    h = ThresholdConfigs.harness(cfg("feedback"));
     h.setup();
     h.initializeState(snapshot);
     h.open();
