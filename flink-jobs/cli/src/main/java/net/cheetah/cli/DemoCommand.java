@@ -83,7 +83,7 @@ final class DemoCommand implements Callable<Integer> {
   @Override
   public Integer call() throws Exception {
     Map<String, String> defaults = new java.util.HashMap<>(DEMO_REDIRECTS);
-    defaults.putAll(DemoProbe.LINK_STATS);
+    defaults.putAll(DemoProbe.LINK_SETTINGS);
     CheetahConfig cfg = config.load(defaults);
     Tools tools = Tools.fromEnvironment();
     Path data = cfg.dataDir().toAbsolutePath().resolveSibling("demo");
@@ -132,12 +132,13 @@ final class DemoCommand implements Callable<Integer> {
           last[3]);
       System.out.printf(
           Locale.ROOT,
-          "  probe on %s: %,d link bins, %,d link statistics, %,d thresholds published, %,d"
-              + " counter snapshots (summary: %s)%n",
+          "  probe on %s: %,d link bins, %,d link statistics, %,d thresholds published (%,d from"
+              + " simulated loss tables), %,d counter snapshots (summary: %s)%n",
           DemoProbe.LINK,
           link[0],
           link[1],
           link[2],
+          link[4],
           link[3],
           probeSummary);
       if (last[0] + last[3] < sent) {
@@ -265,8 +266,9 @@ final class DemoCommand implements Callable<Integer> {
 
   /**
    * Waits until the probe's bins are stored and have become link statistics and a threshold (the
-   * link-stats and threshold jobs, then the warehouse), and its counters are stored; returns {bins,
-   * link stats, thresholds, counter snapshots}.
+   * link-stats and threshold jobs, then the warehouse), one of them from a simulated loss table,
+   * and its counters are stored; returns {bins, link stats, thresholds, counter snapshots, table
+   * thresholds}.
    */
   private long[] waitForLinkResults(Tools tools, WarehouseClient wh) throws Exception {
     String q = query(tools, "demo_link_progress.sql");
@@ -283,11 +285,13 @@ final class DemoCommand implements Callable<Integer> {
         String.format(
             Locale.ROOT,
             "the probe's link results did not arrive within %s: %d bins, %d link statistics, %d"
-                + " thresholds, %d counter snapshots stored (logs in the data directory)",
+                + " thresholds (%d from loss tables), %d counter snapshots stored (logs in the"
+                + " data directory)",
             timeout,
             now[0],
             now[1],
             now[2],
+            now[4],
             now[3]));
   }
 

@@ -26,13 +26,19 @@ final class DemoProbe {
 
   /**
    * Link statistics often enough to draw over 5 minutes of bins (defaults: hourly windows, a
-   * sliding update every 5 min, 2 min lateness); the link is the study's 1 Gb/s.
+   * sliding update every 5 min, 2 min lateness); the link is the study's 1 Gb/s. R comes from loss
+   * tables the simulator builds in the running stack, with a plan small enough to take seconds
+   * (defaults: 18 rates, 20 runs of 20 s, over a minute of CPU per table).
    */
-  static final Map<String, String> LINK_STATS =
+  static final Map<String, String> LINK_SETTINGS =
       Map.of(
           "link-stats.sliding-every-ms", "30000",
           "link-stats.lateness-ms", "5000",
-          "link-stats.capacity-bps", "1e9");
+          "link-stats.capacity-bps", "1e9",
+          "thresholds.mode", "table",
+          "thresholds.table-rates", "0.1..0.9:0.1",
+          "thresholds.table-runs", "2",
+          "thresholds.table-seconds", "5");
 
   private final Tools tools;
   private final Consumer<String> say;
