@@ -98,11 +98,7 @@ class LinkStatsEndToEndTest {
             true,
             s -> EndToEnd.say(TEST, s))) {
       stack.start();
-      Properties p = new Properties();
-      p.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, stack.bootstrap());
-      p.put(ProducerConfig.ACKS_CONFIG, "all");
-      try (KafkaProducer<byte[], byte[]> producer =
-          new KafkaProducer<>(p, new ByteArraySerializer(), new ByteArraySerializer())) {
+      try (KafkaProducer<byte[], byte[]> producer = producer(stack.bootstrap())) {
         // esnet-b is a 10 Gb/s interface by SNMP; esnet-a keeps the default C (1 Gb/s).
         SnmpCounters speed =
             SnmpCounters.newBuilder()
@@ -233,11 +229,7 @@ class LinkStatsEndToEndTest {
             true,
             s -> EndToEnd.say(TEST, s))) {
       stack.start();
-      Properties p = new Properties();
-      p.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, stack.bootstrap());
-      p.put(ProducerConfig.ACKS_CONFIG, "all");
-      try (KafkaProducer<byte[], byte[]> producer =
-          new KafkaProducer<>(p, new ByteArraySerializer(), new ByteArraySerializer())) {
+      try (KafkaProducer<byte[], byte[]> producer = producer(stack.bootstrap())) {
         for (LinkBin b : bins) {
           producer.send(new ProducerRecord<>(Topics.PROBE_BINS, key("esnet-t"), b.toByteArray()));
         }
@@ -382,6 +374,14 @@ class LinkStatsEndToEndTest {
 
   private static byte[] key(String link) {
     return link.getBytes(StandardCharsets.UTF_8);
+  }
+
+  /** A producer that waits for every replica, as the probe and the poller do. */
+  private static KafkaProducer<byte[], byte[]> producer(String bootstrap) {
+    Properties p = new Properties();
+    p.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
+    p.put(ProducerConfig.ACKS_CONFIG, "all");
+    return new KafkaProducer<>(p, new ByteArraySerializer(), new ByteArraySerializer());
   }
 
   /**
