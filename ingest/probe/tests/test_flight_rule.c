@@ -235,14 +235,15 @@ static void flights_exported_above_floor(void)
 	detector_free(&b.d);
 }
 
-/* Comparison mode: S = 0.5 applied to every packet after the lookup; the
- * kept packets count double, the dropped ones are counted as sampled out. */
-static void packet_sampling_scales_kept_packets(void)
+/* Comparison modes: S = 0.5 applied to every packet after the lookup, 1000
+ * packets of 100 bytes; the dropped ones are counted as sampled out, and each
+ * kept one adds bytes_per_kept to the flight. */
+static void check_packet_sampling(uint8_t mode, uint64_t bytes_per_kept)
 {
 	struct bench b;
 	setup(&b, 1e12, 16);
 	b.d.cfg.sampling = 0.5;
-	b.d.cfg.sample_every_packet = SAMPLE_PACKETS_SCALED;
+	b.d.cfg.sample_every_packet = mode;
 	struct packet_meta m = pkt(1, 100, 6);
 	for (int i = 0; i < 1000; i++)
 		detector_packet(&b.d, &m, (uint64_t)i * 1000);
@@ -250,27 +251,18 @@ static void packet_sampling_scales_kept_packets(void)
 	CHECK(e != NULL);
 	CHECK(b.d.n.sampled_out > 400 && b.d.n.sampled_out < 600);
 	if (e)
-		CHECK_EQ_U(e->flight_bytes, (1000 - b.d.n.sampled_out) * 200);
+		CHECK_EQ_U(e->flight_bytes, (1000 - b.d.n.sampled_out) * bytes_per_kept);
 	detector_free(&b.d);
 }
 
-/* The same unscaled: only the sampled packets' own bytes count, so the flight
- * reads about S times its true rate. */
+/* Scaled by 1/S: kept packets count double. */
+static void packet_sampling_scales_kept_packets(void) { check_packet_sampling(SAMPLE_PACKETS_SCALED, 200); }
+
+/* Unscaled: only the kept packets' own bytes count, so the flight reads about
+ * S times its true rate. */
 static void unscaled_packet_sampling_counts_only_kept_bytes(void)
 {
-	struct bench b;
-	setup(&b, 1e12, 16);
-	b.d.cfg.sampling = 0.5;
-	b.d.cfg.sample_every_packet = SAMPLE_PACKETS_UNSCALED;
-	struct packet_meta m = pkt(1, 100, 6);
-	for (int i = 0; i < 1000; i++)
-		detector_packet(&b.d, &m, (uint64_t)i * 1000);
-	struct flight_entry *e = flight_cache_oldest(&b.d.cache);
-	CHECK(e != NULL);
-	CHECK(b.d.n.sampled_out > 400 && b.d.n.sampled_out < 600);
-	if (e)
-		CHECK_EQ_U(e->flight_bytes, (1000 - b.d.n.sampled_out) * 100);
-	detector_free(&b.d);
+	check_packet_sampling(SAMPLE_PACKETS_UNSCALED, 100);
 }
 
 void run_flight_rule_tests(void);
