@@ -124,7 +124,7 @@ public final class ThresholdFunction
     double r = cfg.feedback() ? fb.currentBps() : d.rateBps();
     boolean corrected = cfg.feedback() && r < d.rateBps();
     ThresholdState updated =
-        withStats(withFeedback(s, fb), in.meanBgBps(), in.burstiness(), BaseRate.capacity(in, cfg));
+        withFeedback(s, fb).withStats(in.meanBgBps(), in.burstiness(), BaseRate.capacity(in, cfg));
     boolean basisChanged =
         cfg.tableBase() && base.fromTable() != Boolean.TRUE.equals(publishedFromTable.value());
     if (s.publishedBps() >= 0
@@ -161,19 +161,7 @@ public final class ThresholdFunction
   }
 
   private ThresholdState onPoll(ThresholdInput in, ThresholdState s, Collector<KeyedBytes> out) {
-    ThresholdState updated =
-        new ThresholdState(
-            s.version(),
-            s.publishedBps(),
-            s.feedbackBaseBps(),
-            s.feedbackOffsetBps(),
-            s.feedbackWindow(),
-            true,
-            in.outPackets(),
-            in.discards(),
-            s.meanBgBps(),
-            s.burstiness(),
-            s.capacityBps());
+    ThresholdState updated = s.withPoll(in.outPackets(), in.discards());
     // No difference across a new baseline (SNMP counters_reset), before the first poll, or
     // before R exists.
     if (!cfg.feedback() || !s.hasPoll() || in.countersReset() || s.publishedBps() < 0) {
@@ -210,33 +198,7 @@ public final class ThresholdFunction
 
   private static ThresholdState withFeedback(ThresholdState s, DiscardFeedback fb) {
     DiscardFeedback.State f = fb.state();
-    return new ThresholdState(
-        s.version(),
-        s.publishedBps(),
-        f.baseBps(),
-        f.offsetBps(),
-        f.window(),
-        s.hasPoll(),
-        s.lastPackets(),
-        s.lastDiscards(),
-        s.meanBgBps(),
-        s.burstiness(),
-        s.capacityBps());
-  }
-
-  private static ThresholdState withStats(ThresholdState s, double bg, double b, double c) {
-    return new ThresholdState(
-        s.version(),
-        s.publishedBps(),
-        s.feedbackBaseBps(),
-        s.feedbackOffsetBps(),
-        s.feedbackWindow(),
-        s.hasPoll(),
-        s.lastPackets(),
-        s.lastDiscards(),
-        bg,
-        b,
-        c);
+    return s.withFeedback(f.baseBps(), f.offsetBps(), f.window());
   }
 
   private ThresholdState publish(
@@ -269,17 +231,6 @@ public final class ThresholdFunction
     out.collect(
         new KeyedBytes(link.getBytes(java.nio.charset.StandardCharsets.UTF_8), t.toByteArray()));
     published.inc();
-    return new ThresholdState(
-        version,
-        r,
-        s.feedbackBaseBps(),
-        s.feedbackOffsetBps(),
-        s.feedbackWindow(),
-        s.hasPoll(),
-        s.lastPackets(),
-        s.lastDiscards(),
-        s.meanBgBps(),
-        s.burstiness(),
-        s.capacityBps());
+    return s.withPublished(version, r);
   }
 }
