@@ -90,14 +90,7 @@ class LinkStatsEndToEndTest {
                 .build());
       }
     }
-    try (Stack stack =
-        new Stack(
-            EndToEnd.config(settings),
-            tools,
-            dir.resolve("stack"),
-            true,
-            s -> EndToEnd.say(TEST, s))) {
-      stack.start();
+    try (Stack stack = started(tools, settings)) {
       try (KafkaProducer<byte[], byte[]> producer = producer(stack.bootstrap())) {
         // esnet-b is a 10 Gb/s interface by SNMP; esnet-a keeps the default C (1 Gb/s).
         SnmpCounters speed =
@@ -221,14 +214,7 @@ class LinkStatsEndToEndTest {
               .setPackets(bytes / 1000)
               .build());
     }
-    try (Stack stack =
-        new Stack(
-            EndToEnd.config(settings),
-            tools,
-            dir.resolve("stack"),
-            true,
-            s -> EndToEnd.say(TEST, s))) {
-      stack.start();
+    try (Stack stack = started(tools, settings)) {
       try (KafkaProducer<byte[], byte[]> producer = producer(stack.bootstrap())) {
         for (LinkBin b : bins) {
           producer.send(new ProducerRecord<>(Topics.PROBE_BINS, key("esnet-t"), b.toByteArray()));
@@ -374,6 +360,24 @@ class LinkStatsEndToEndTest {
 
   private static byte[] key(String link) {
     return link.getBytes(StandardCharsets.UTF_8);
+  }
+
+  /** A stack on free ports under this test's directory, started. */
+  private Stack started(Tools tools, Map<String, String> settings) throws Exception {
+    Stack stack =
+        new Stack(
+            EndToEnd.config(settings),
+            tools,
+            dir.resolve("stack"),
+            true,
+            s -> EndToEnd.say(TEST, s));
+    try {
+      stack.start();
+    } catch (Exception | Error e) {
+      stack.close();
+      throw e;
+    }
+    return stack;
   }
 
   /** A producer that waits for every replica, as the probe and the poller do. */
