@@ -1,53 +1,120 @@
 #!/usr/bin/env bash
 # Every test of the probe and the trace generator, one line each:
-#   PASS name / FAIL name ... and a last line "N passed, M failed" (exit 1 on any failure).
-# Usage: test.sh [--fuzz-minutes N] [--no-kafka]
+#   PASS name / FAIL name / SKIP name ... and a last line "N passed, M failed"
+#   (", K skipped" when some were); exit 1 on any failure.
+# Usage: test.sh [--fuzz-minutes N] [--no-kafka] [--junit FILE]
 #   --fuzz-minutes N  run the parser fuzzer N minutes instead of 30 s
 #   --no-kafka        leave out the integration tests (broker, veths); reported as FAIL (not run)
+#   --junit FILE      also write the results as JUnit XML (one testcase per line above), even
+#                     when the build fails (then one failing testcase, build)
 set -uo pipefail
 HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 ROOT="$(cd "$HERE/../.." && pwd)"
 BUILD="$HERE/build"
 BIN="$BUILD/bin"
 VENV_PY="$ROOT/.cheetah/venv/bin/python"
-[ -x "$VENV_PY" ] || { echo "test.sh: the shared venv $VENV_PY is missing: run ./cheetah setup" >&2; exit 1; }
 FUZZ_SECONDS=30
 KAFKA=1
+JUNIT=""
 while [ $# -gt 0 ]; do
   case "$1" in
     --fuzz-minutes) FUZZ_SECONDS=$(( ${2:?--fuzz-minutes needs a number} * 60 )); shift 2;;
     --no-kafka) KAFKA=0; shift;;
-    -h|--help) sed -n '2,7p' "$0" | sed 's/^# \{0,1\}//'; exit 0;;
+    --junit) JUNIT="${2:?--junit needs a file name}"; shift 2;;
+    -h|--help) sed -n '2,10p' "$0" | sed 's/^# \{0,1\}//'; exit 0;;
     *) echo "test.sh: unknown argument $1 (see --help)" >&2; exit 2;;
   esac
 done
+if [ -n "$JUNIT" ]; then # an absolute path: the build changes directory
+  mkdir -p "$(dirname "$JUNIT")" && JUNIT="$(cd "$(dirname "$JUNIT")" && pwd)/$(basename "$JUNIT")" ||
+    { echo "test.sh: cannot write --junit $JUNIT" >&2; exit 2; }
+fi
 
-PASSED=0; FAILED=0
+PASSED=0; FAILED=0; SKIPPED=0
 WORK="$(mktemp -d /tmp/probe-test.XXXXXX)"
 trap 'rm -rf "$WORK"' EXIT
-pass() { echo "PASS $1"; PASSED=$((PASSED + 1)); }
-fail() { echo "FAIL $1"; FAILED=$((FAILED + 1)); [ -n "${2:-}" ] && sed 's/^/  /' "$2" >&2; return 0; }
+# Every result is also recorded for the JUnit report: results.tsv holds
+# verdict<TAB>name<TAB>details file, one line per test, in order.
+: >"$WORK/results.tsv"
+record() {
+  local details=""
+  if [ -n "${3:-}" ] && [ -s "$3" ]; then details="$WORK/details.$(( PASSED + FAILED + SKIPPED ))"; cp "$3" "$details"; fi
+  printf '%s\t%s\t%s\n' "$1" "$2" "$details" >>"$WORK/results.tsv"
+}
+pass() { echo "PASS $1"; record PASS "$1"; PASSED=$((PASSED + 1)); }
+fail() { echo "FAIL $1"; record FAIL "$1" "${2:-}"; FAILED=$((FAILED + 1)); [ -n "${2:-}" ] && sed 's/^/  /' "$2" >&2; return 0; }
+skip() { echo "SKIP $1"; record SKIP "$1" "${2:-}"; SKIPPED=$((SKIPPED + 1)); }
 # Runs "$@" quietly; PASS/FAIL line named $NAME, with its output shown on failure.
 check() { local name="$1"; shift; if "$@" >"$WORK/out" 2>&1; then pass "$name"; else fail "$name" "$WORK/out"; fi; }
-# Re-emits a runner's own PASS/FAIL lines under a prefix and counts them.
+# Re-emits a runner's own PASS/FAIL lines under a prefix and counts them; the
+# lines a runner prints before a FAIL line (its failed checks) are that test's details.
 relay() {
-  local prefix="$1" log="$2"
-  while read -r verdict name; do
-    case "$verdict" in PASS) pass "$prefix$name";; FAIL) fail "$prefix$name";; esac
-  done < <(grep -E '^(PASS|FAIL) ' "$log")
+  local prefix="$1" log="$2" line
+  : >"$WORK/pending"
+  while IFS= read -r line; do
+    case "$line" in
+      "PASS "*) pass "$prefix${line#PASS }"; : >"$WORK/pending";;
+      "FAIL "*) fail "$prefix${line#FAIL }" "$WORK/pending"; : >"$WORK/pending";;
+      *) printf '%s\n' "$line" >>"$WORK/pending";;
+    esac
+  done <"$log"
 }
+# Text fit for XML 1.0: valid UTF-8, no control characters but tab and newline, markup escaped.
+xml_text() {
+  iconv -f UTF-8 -t UTF-8 -c | tr -d '\000-\010\013-\037' |
+    sed -e 's/&/\&amp;/g' -e 's/</\&lt;/g' -e 's/>/\&gt;/g' -e 's/"/\&quot;/g' -e "s/'/\&apos;/g"
+}
+write_junit() {
+  local out="$JUNIT.tmp" verdict name details
+  {
+    echo '<?xml version="1.0" encoding="UTF-8"?>'
+    echo "<testsuites tests=\"$(( PASSED + FAILED + SKIPPED ))\" failures=\"$FAILED\" errors=\"0\" skipped=\"$SKIPPED\">"
+    echo "<testsuite name=\"probe\" tests=\"$(( PASSED + FAILED + SKIPPED ))\" failures=\"$FAILED\" errors=\"0\" skipped=\"$SKIPPED\">"
+    while IFS=$'\t' read -r verdict name details; do
+      printf '<testcase classname="probe" name="%s"' "$(printf '%s' "$name" | xml_text)"
+      case "$verdict" in
+        PASS) echo '/>';;
+        SKIP) echo '><skipped/></testcase>';;
+        FAIL)
+          local first=""
+          [ -n "$details" ] && first="$(grep -m1 -v '^[[:space:]]*$' "$details" | cut -c1-300)"
+          printf '><failure message="%s">' "$(printf '%s' "${first:-failed}" | xml_text)"
+          [ -n "$details" ] && tail -n 200 "$details" | xml_text
+          echo '</failure></testcase>';;
+      esac
+    done <"$WORK/results.tsv"
+    echo '</testsuite>'
+    echo '</testsuites>'
+  } >"$out" && mv "$out" "$JUNIT"
+}
+# The closing line, the JUnit report, and the exit status.
+finish() {
+  local skipped=""
+  [ $SKIPPED -gt 0 ] && skipped=", $SKIPPED skipped"
+  echo "$PASSED passed, $FAILED failed$skipped"
+  [ -z "$JUNIT" ] || write_junit
+  [ $FAILED -eq 0 ]
+  exit
+}
+
+if [ ! -x "$VENV_PY" ]; then
+  echo "test.sh: the shared venv $VENV_PY is missing: run ./cheetah setup" >"$WORK/out"
+  fail setup.venv "$WORK/out"; finish
+fi
 
 # --- build -------------------------------------------------------------------
 if make -s -C "$HERE" -j2 BUILD="$BUILD" BIN="$BIN" all unit unit-asan fuzz >"$WORK/build.log" 2>&1; then
   pass build
 else
   fail build "$WORK/build.log"
-  echo "$PASSED passed, $FAILED failed"; exit 1
+  finish
 fi
 
 # --- unit tests: cache, LRU, flight rule, parser, bins; then under ASan/UBSan --
+# A runner that dies without a FAIL line (a crash) is a failure too.
 "$BUILD/unit" >"$WORK/unit.log" 2>&1; rc=$?
-relay "unit." "$WORK/unit.log"; [ $rc -eq 0 ] || { grep -v '^PASS' "$WORK/unit.log" >&2; }
+relay "unit." "$WORK/unit.log"
+if [ $rc -ne 0 ] && ! grep -q '^FAIL' "$WORK/unit.log"; then fail unit.clean_exit "$WORK/unit.log"; fi
 "$BUILD/unit-asan" >"$WORK/asan.log" 2>&1; rc=$?
 relay "asan." "$WORK/asan.log"
 if [ $rc -ne 0 ] && ! grep -q '^FAIL' "$WORK/asan.log"; then fail asan.clean_exit "$WORK/asan.log"; fi
@@ -87,16 +154,23 @@ check probe.errors_name_the_input bash "$HERE/tests/check_errors.sh" "$BIN/cheet
 if [ $KAFKA -eq 1 ]; then
   PROBE_BIN="$BIN/cheetah-probe" TRACEGEN_BIN="$BIN/cheetah-tracegen" CHEETAH="$ROOT/cheetah" \
     "$VENV_PY" -m pytest -q -rA -p no:cacheprovider "$HERE/tests/integration" >"$WORK/kafka.log" 2>&1; rc=$?
-  while read -r verdict name; do
-    case "$verdict" in PASSED) pass "integration.${name##*::}";; FAILED|ERROR) fail "integration.${name##*::}";; esac
-  done < <(grep -E '^(PASSED|FAILED|ERROR) ' "$WORK/kafka.log")
+  # -rA summary lines: "PASSED path::test", "FAILED path::test - message",
+  # "SKIPPED [n] path:line: reason"
+  while read -r verdict name rest; do
+    printf '%s\n' "$rest" >"$WORK/out"
+    case "$verdict" in
+      PASSED) pass "integration.${name##*::}";;
+      FAILED|ERROR) fail "integration.${name##*::}" "$WORK/out";;
+      SKIPPED) where="${rest%%: *}"; skip "integration.skipped.${where##*/}" "$WORK/out";;
+    esac
+  done < <(grep -E '^(PASSED|FAILED|ERROR|SKIPPED) ' "$WORK/kafka.log")
   if [ $rc -ne 0 ]; then
-    grep -qE '^(PASSED|FAILED|ERROR) ' "$WORK/kafka.log" || fail integration.pytest_ran
+    tail -60 "$WORK/kafka.log" >"$WORK/out"
+    grep -qE '^(PASSED|FAILED|ERROR) ' "$WORK/kafka.log" || fail integration.pytest_ran "$WORK/out"
     tail -60 "$WORK/kafka.log" >&2
   fi
 else
   fail "integration.not_run (--no-kafka)"
 fi
 
-echo "$PASSED passed, $FAILED failed"
-[ $FAILED -eq 0 ]
+finish

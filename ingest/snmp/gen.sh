@@ -35,4 +35,4 @@ GOBIN="$here/.build/bin" "$go_bin" install google.golang.org/protobuf/cmd/protoc
   --go_opt=module=cheetah/ingest/snmp \
   --go_opt=Mcheetah/v1/snmp.proto=cheetah/ingest/snmp/gen/cheetahv1 \
   cheetah/v1/snmp.proto
-echo "==> generated gen/cheetahv1/snmp.pb.go from $schemas/cheetah/v1/snmp.proto"
+echo "==> generated gen/cheetahv1/snmp.pb.go from $schemas/cheetah/v1/snmp.proto" >&2

@@ -308,13 +308,27 @@ static void apply_threshold(struct kafka_export *k, const rd_kafka_message_t *ms
 			msg->offset);
 		return;
 	}
-	if (t->link_id && !strcmp(t->link_id, k->o->link_id) && t->rate_bps > 0 &&
-	    (int64_t)t->version >= k->n.threshold_version) {
-		link_threshold_set(k->thr, t->rate_bps, t->version);
+	struct threshold_value now = link_threshold_get(k->thr);
+	switch (link_threshold_offer(k->thr, k->o->link_id, t->link_id, t->rate_bps, t->version)) {
+	case THRESHOLD_APPLIED:
 		k->n.threshold_version = (int64_t)t->version;
 		k->n.thresholds_applied++;
-	} else {
-		k->n.thresholds_ignored++; /* another link, an older version, or no rate */
+		break;
+	case THRESHOLD_OTHER_LINK: k->n.thresholds_ignored++; break;
+	case THRESHOLD_OLDER:
+		k->n.thresholds_refused++;
+		fprintf(stderr,
+			"cheetah-probe: thresholds.v1 offset %" PRId64 ": %s version %" PRIu64 " is older than version %" PRIu64
+			" in force (R = %.0f b/s), ignored; publish thresholds with increasing versions\n",
+			msg->offset, k->o->link_id, t->version, now.version, now.rate_bps);
+		break;
+	case THRESHOLD_NO_RATE:
+		k->n.thresholds_refused++;
+		fprintf(stderr,
+			"cheetah-probe: thresholds.v1 offset %" PRId64 ": %s version %" PRIu64 " has rate_bps %g, not a positive "
+			"number; ignored, R stays %.0f b/s\n",
+			msg->offset, k->o->link_id, t->version, t->rate_bps, now.rate_bps);
+		break;
 	}
 	cheetah__v1__threshold__free_unpacked(t, NULL);
 }

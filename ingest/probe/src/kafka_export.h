@@ -19,8 +19,10 @@ struct kafka_counters {
 	uint64_t delivered;     /* acknowledged by the broker */
 	uint64_t failed;        /* delivery failed (e.g. timed out while Kafka was away) */
 	uint64_t queue_full;    /* refused: the bounded queue was full */
-	uint64_t thresholds_applied, thresholds_ignored;
-	int64_t threshold_version;
+	uint64_t thresholds_applied;
+	uint64_t thresholds_ignored; /* another link's, or not a Threshold message */
+	uint64_t thresholds_refused;   /* this link's but older than the version in force, or no valid R */
+	int64_t threshold_version;   /* the last version applied from thresholds.v1; -1: none */
 };
 
 struct kafka_export;

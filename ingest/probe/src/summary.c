@@ -62,9 +62,11 @@ void summary_write_json(FILE *f, const struct run_summary *s)
 	fprintf(f, "    \"bins\": %llu, \"bins_forced\": %llu", U(s->x->bins_released), U(s->x->merger.forced));
 	if (s->kafka)
 		fprintf(f, ",\n    \"kafka\": {\"produced\": %llu, \"delivered\": %llu, \"undeliverable\": %llu, "
-			   "\"queue_full\": %llu, \"thresholds_applied\": %llu, \"threshold_version\": %lld}",
+			   "\"queue_full\": %llu, \"thresholds_applied\": %llu, \"thresholds_refused\": %llu, "
+			   "\"thresholds_ignored\": %llu, \"threshold_version\": %lld}",
 			U(s->kafka->produced), U(s->kafka->delivered), U(s->kafka->failed + s->kafka->queue_full),
-			U(s->kafka->queue_full), U(s->kafka->thresholds_applied), (long long)s->kafka->threshold_version);
+			U(s->kafka->queue_full), U(s->kafka->thresholds_applied), U(s->kafka->thresholds_refused),
+			U(s->kafka->thresholds_ignored), (long long)s->kafka->threshold_version);
 	fprintf(f, "\n  },\n  \"per_worker\": [");
 	for (uint32_t i = 0; i < s->n_workers; i++) {
 		const struct worker *wk = &s->workers[i];

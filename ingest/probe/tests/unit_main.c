@@ -6,6 +6,7 @@ void run_flight_rule_tests(void);
 void run_parse_tests(void);
 void run_bin_tests(void);
 void run_counter_tests(void);
+void run_threshold_tests(void);
 
 int check_tests_failed;
 int check_tests_run;
@@ -17,5 +18,6 @@ int main(void)
 	run_parse_tests();
 	run_bin_tests();
 	run_counter_tests();
+	run_threshold_tests();
 	return check_tests_failed ? 1 : 0;
 }

@@ -145,8 +145,8 @@ func TestMissingObjectsAndNames(t *testing.T) {
 			t.Fatalf("poll %d: stats %v; want missing_values %d, resolve_failures %d", i, s, 4*i, i)
 		}
 	}
-	if n := h.log.count("value missing"); n != 4 {
-		t.Errorf("%d 'value missing' lines, want 4 (one per object, once per streak):\n%s", n, h.log)
+	if n := h.log.count("value unusable"); n != 4 {
+		t.Errorf("%d 'value unusable' lines, want 4 (one per object, once per streak):\n%s", n, h.log)
 	}
 	if n := h.log.count("does not resolve"); n != 1 {
 		t.Errorf("%d 'does not resolve' lines, want 1:\n%s", n, h.log)

@@ -39,7 +39,11 @@ type snmpd struct {
 	binPath string
 }
 
-func startSnmpd(t *testing.T) *snmpd {
+func startSnmpd(t *testing.T) *snmpd { t.Helper(); return startSnmpdWith(t, "") }
+
+// startSnmpdWith adds extra lines to the agent's configuration (pass
+// scripts, views).
+func startSnmpdWith(t *testing.T, extra string) *snmpd {
 	t.Helper()
 	requireRoot(t)
 	a := &snmpd{binPath: requireTool(t, "snmpd", "snmpd (net-snmp 5.9.3)"), dir: t.TempDir(), Port: freeUDPPort(t)}
@@ -52,7 +56,8 @@ rwcommunity %s 127.0.0.1 .%s
 createUser %s SHA %s AES %s
 rouser %s priv
 [snmp] persistentDir %s
-`, a.Port, roCommunity, rwCommunity, nsCacheOID, v3User, v3AuthPass, v3PrivPass, v3User, filepath.Join(a.dir, "persist"))
+%s
+`, a.Port, roCommunity, rwCommunity, nsCacheOID, v3User, v3AuthPass, v3PrivPass, v3User, filepath.Join(a.dir, "persist"), extra)
 	if err := os.WriteFile(a.conf, []byte(conf), 0o600); err != nil {
 		t.Fatal(err)
 	}

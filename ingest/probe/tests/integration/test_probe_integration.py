@@ -140,6 +140,36 @@ def test_rate_threshold_comes_from_thresholds_topic(broker: Broker, pb: ModuleTy
     assert all(e.threshold_version == 5 and e.threshold_bps == 100e6 for e in starts)
 
 
+def test_older_threshold_version_arriving_late_is_ignored(broker: Broker, pb: ModuleType, probe_bin: Path,
+                                                          tracegen_bin: Path, tmp_path: Path) -> None:
+    """Versions out of order on thresholds.v1 (same key, so the broker keeps this order): v7 = 100 Mb/s, then
+    v3 and v6 at 1 b/s (an old record republished late). The probe keeps v7 and counts the two it refused;
+    had it kept the last record, R = 1 b/s would make every flow with a flight a cheetah."""
+    from confluent_kafka import Producer
+
+    pcap, truth = make_trace(tracegen_bin, tmp_path, scale=0.01, seconds=5, rate_threshold=R, seed=12)
+    p = Producer({"bootstrap.servers": broker.bootstrap})
+    for version, rate in ((7, 100e6), (3, 1.0), (6, 1.0)):
+        t = pb.Threshold(link_id="link0", version=version, rate_bps=rate, mode=pb.THRESHOLD_MODE_STATIC)
+        p.produce("thresholds.v1", key="link0", value=t.SerializeToString())
+    assert p.flush(30) == 0
+    out = tmp_path / "run"
+    out.mkdir()
+    done = subprocess.run([str(probe_bin), "--out", str(out), "--pcap", str(pcap), "--kafka", broker.bootstrap,
+                           "--rate-threshold", "1e12"], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    counters = json.loads((out / "summary.json").read_text())["counters"]
+    k = counters["kafka"]
+    assert (k["threshold_version"], k["thresholds_applied"], k["thresholds_refused"]) == (7, 1, 2), k
+    assert done.stderr.count("is older than version 7 in force") == 2, done.stderr
+    events = decode(pb.CheetahEvent, read_topic(broker.bootstrap, "cheetahs.v1",
+                                                lambda v: len(v) >= 2 * counters["cheetahs"]))
+    starts = [e for e in events if e.type == pb.CHEETAH_EVENT_TYPE_START]
+    assert starts, "no cheetah above 100 Mb/s in the trace: the test would prove nothing"
+    assert {five_tuple(pb, e) for e in starts} == above_r(truth, 100e6)
+    assert all(e.threshold_version == 7 and e.threshold_bps == 100e6 for e in starts)
+
+
 def check_live_run(truth: dict, r: float, found: set[tuple], summary: dict) -> None:
     """A live capture found every cheetah above R, none below R/2, and (nearly) every packet."""
     assert above_r(truth, r) <= found, f"missed live: {above_r(truth, r) - found}"

@@ -26,6 +26,16 @@ const (
 	// ifCounterDiscontinuityTime changed, counter type changed); nothing was
 	// added, the new raw value is the baseline.
 	Rebaselined
+	// Implausible: the raw value rose by half the counter's range or more
+	// (2^31 for Counter32, 2^63 for Counter64) since the last accepted one,
+	// more than one interval can count: the mirror of the wrap/reset rule
+	// (e.g. an agent answering -5 for a Counter64, which is 2^64 - 5 on the
+	// wire). Nothing was added and the value is not kept: the next one is
+	// compared with the last accepted value, so one bad answer costs one
+	// poll, not a bogus rate. A next value that confirms the jump (it
+	// advances by less than half the range from the refused one) is taken
+	// as a Reset: the counter really is up there now.
+	Implausible
 )
 
 func (e Event) String() string {
@@ -40,6 +50,8 @@ func (e Event) String() string {
 		return "reset"
 	case Rebaselined:
 		return "rebaselined"
+	case Implausible:
+		return "implausible"
 	}
 	return "unknown"
 }
@@ -51,12 +63,18 @@ type Counter struct {
 	width   uint // 32 or 64 bits: the width of the last raw value
 	lastRaw uint64
 	total   uint64
+	// refused: the last observation was Implausible, with raw value refusedRaw
+	refused    bool
+	refusedRaw uint64
 }
 
 // Total is the published value: the first raw value plus every delta since.
 // It never decreases during one poller run (modulo 2^64, which at 400 Gb/s
 // takes over 11 years of octets).
 func (c *Counter) Total() uint64 { return c.total }
+
+// Last is the last raw value accepted (0 before the first).
+func (c *Counter) Last() uint64 { return c.lastRaw }
 
 // Seen reports whether any raw value was observed.
 func (c *Counter) Seen() bool { return c.seen }
@@ -69,26 +87,33 @@ func (c *Counter) Observe(raw uint64, width uint, discontinuous bool) (delta uin
 	if width != 32 && width != 64 {
 		panic("monotonic: counter width must be 32 or 64")
 	}
+	half := uint64(1) << (width - 1)
 	switch {
 	case !c.seen:
 		c.seen, c.total, ev = true, raw, First
 	case discontinuous || width != c.width:
 		ev = Rebaselined
-	case raw >= c.lastRaw:
+	case raw >= c.lastRaw && raw-c.lastRaw < half:
 		delta, ev = raw-c.lastRaw, Advanced
+	case raw >= c.lastRaw:
+		if !c.refused || raw < c.refusedRaw || raw-c.refusedRaw >= half {
+			c.refused, c.refusedRaw = true, raw
+			return 0, Implausible
+		}
+		ev = Reset // two readings agree on the jump
 	default:
 		// A decrease is a wrap if the wrapped distance is the shorter reading
 		// (under half the range), else a reset: a counter that wrapped by more
 		// than 2^(width-1) between two polls is not plausible (2^31 discards,
 		// or 2^63 octets, in one interval).
 		modular := modularDistance(c.lastRaw, raw, width)
-		if modular < uint64(1)<<(width-1) {
+		if modular < half {
 			delta, ev = modular, Wrapped
 		} else {
 			ev = Reset
 		}
 	}
-	c.width, c.lastRaw = width, raw
+	c.width, c.lastRaw, c.refused = width, raw, false
 	c.total += delta
 	return delta, ev
 }

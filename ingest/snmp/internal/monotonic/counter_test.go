@@ -39,9 +39,12 @@ func TestCounter32Wrap(t *testing.T) {
 		{raw: 4294967000, width: 32, wantEvent: First, wantTotal: 4294967000},
 		{raw: 200, width: 32, wantDelta: 496, wantEvent: Wrapped, wantTotal: 4294967496},
 		{raw: 1200, width: 32, wantDelta: 1000, wantEvent: Advanced, wantTotal: 4294968496},
-		// a second wrap: 1200 -> 4294967295 (advance 4294966095), then -> 4
+		// a second wrap: 1200 -> 2000001200 -> 4000001200 -> 4294967295
+		// (advances of 2e9, 2e9, 294966095, each under 2^31), then -> 4
 		// (1 to 2^32, 4 after) = 5.
-		{raw: 4294967295, width: 32, wantDelta: 4294966095, wantEvent: Advanced, wantTotal: 8589934591},
+		{raw: 2000001200, width: 32, wantDelta: 2000000000, wantEvent: Advanced, wantTotal: 6294968496},
+		{raw: 4000001200, width: 32, wantDelta: 2000000000, wantEvent: Advanced, wantTotal: 8294968496},
+		{raw: 4294967295, width: 32, wantDelta: 294966095, wantEvent: Advanced, wantTotal: 8589934591},
 		{raw: 4, width: 32, wantDelta: 5, wantEvent: Wrapped, wantTotal: 8589934596},
 	})
 }
@@ -108,8 +111,10 @@ func TestCounterWidthChangeRebaselines(t *testing.T) {
 // The consumer's view: sums of deltas of published totals over a window equal
 // the true traffic, whatever wraps happened (restarts excepted).
 func TestConsumerDeltasAcrossWraps(t *testing.T) {
-	// true discards per interval, starting from raw 4294967200 (Counter32)
-	perInterval := []uint64{50, 46, 100, 0, 4294967000, 700}
+	// true discards per interval, starting from raw 4294967200 (Counter32):
+	// a wrap at the second and at the last interval; each under 2^31 (a rise
+	// of 2^31 or more in one interval is refused as implausible)
+	perInterval := []uint64{50, 46, 100, 0, 2147483000, 2147483000, 1700}
 	raw := uint64(4294967200)
 	var c Counter
 	c.Observe(raw, 32, false)
@@ -128,4 +133,45 @@ func TestConsumerDeltasAcrossWraps(t *testing.T) {
 	if sum != 4294967896 {
 		t.Fatalf("sum of deltas %d, want 4294967896", sum)
 	}
+}
+
+// An agent answering -5 for a Counter64 sends 2^64 - 5: a rise of almost
+// 2^64 since 1000 is refused (nothing added, not kept), and the next good
+// value 1800 advances from 1000, not from the refused one.
+func TestCounter64ImplausibleRiseIsRefused(t *testing.T) {
+	max := ^uint64(0)
+	runSteps(t, []step{
+		{raw: 1000, width: 64, wantEvent: First, wantTotal: 1000},
+		{raw: max - 4, width: 64, wantDelta: 0, wantEvent: Implausible, wantTotal: 1000},
+		{raw: 1800, width: 64, wantDelta: 800, wantEvent: Advanced, wantTotal: 1800},
+		// refused twice in a row, the second not confirming the first
+		// (it is below it): both refused
+		{raw: max - 4, width: 64, wantDelta: 0, wantEvent: Implausible, wantTotal: 1800},
+		{raw: 1<<63 + 1800, width: 64, wantDelta: 0, wantEvent: Implausible, wantTotal: 1800},
+		{raw: 2000, width: 64, wantDelta: 200, wantEvent: Advanced, wantTotal: 2000},
+	})
+}
+
+// The boundary, Counter32 (-5 answered as Counter32 is 4294967291): from 100,
+// a rise of 2^31 - 1 is traffic, 2^31 is refused.
+func TestCounter32ImplausibleRiseBoundary(t *testing.T) {
+	runSteps(t, []step{
+		{raw: 100, width: 32, wantEvent: First, wantTotal: 100},
+		{raw: 4294967291, width: 32, wantDelta: 0, wantEvent: Implausible, wantTotal: 100},
+		// below the refused value: does not confirm it, refused too
+		{raw: 100 + 1<<31, width: 32, wantDelta: 0, wantEvent: Implausible, wantTotal: 100},
+		{raw: 110, width: 32, wantDelta: 10, wantEvent: Advanced, wantTotal: 110},
+		{raw: 110 + 1<<31 - 1, width: 32, wantDelta: 1<<31 - 1, wantEvent: Advanced, wantTotal: 110 + 1<<31 - 1},
+	})
+}
+
+// A jump that two readings in a row agree on (the second advances normally
+// from the first) is real: a new baseline, nothing added for the jump.
+func TestConfirmedJumpIsAReset(t *testing.T) {
+	runSteps(t, []step{
+		{raw: 100, width: 32, wantEvent: First, wantTotal: 100},
+		{raw: 3_000_000_000, width: 32, wantDelta: 0, wantEvent: Implausible, wantTotal: 100},
+		{raw: 3_000_000_050, width: 32, wantDelta: 0, wantEvent: Reset, wantTotal: 100},
+		{raw: 3_000_000_080, width: 32, wantDelta: 30, wantEvent: Advanced, wantTotal: 130},
+	})
 }

@@ -68,7 +68,9 @@ func TestLinkFold(t *testing.T) {
 	in := reading(900200, 9002, 0, 10000, &d0)
 	in.Values[agent.OutDiscards] = agent.Value{Missing: "NoSuchInstance"}
 	var ev foldEvents
-	l.fold(in, false, &ev)
+	if l.fold(in, false, &ev) {
+		t.Fatal("a reading with discards missing must not be published")
+	}
 	if got := totals(l); got != [3]uint64{3700, 37, 4294967305} {
 		t.Fatalf("discards missing: totals %v", got)
 	}
@@ -149,5 +151,52 @@ func TestCountersResetFlag(t *testing.T) {
 	l.fold(reading(820, 82, 11, 10000, &d1), false, &ev)
 	if m := l.message("d", 0, 0); m.GetCountersReset() || m.GetIfOutDiscards() != 4294967302 {
 		t.Fatalf("next poll: %v; want no reset, discards +2", m)
+	}
+}
+
+// A link whose answer has a counter missing, of the wrong type or
+// implausible is not published that poll, and the next complete answer is:
+// with totals that carry the skipped interval, so that every message's
+// difference with the previous one is true for all three counters at once.
+func TestIncompleteReadingIsSkipped(t *testing.T) {
+	l := &link{cfg: config.Link{ID: "x"}, ifIndex: 7}
+	var d0 uint64
+	var ev foldEvents
+	if !l.fold(reading(1000, 10, 5, 10000, &d0), false, &ev) {
+		t.Fatal("first complete reading not published")
+	}
+	wrongType := reading(0, 20, 6, 10000, &d0)
+	wrongType.Values[agent.HCOutOctets] = agent.Value{Missing: "unexpected type OctetString, want a Counter32 or Counter64"}
+	if l.fold(wrongType, false, &ev) {
+		t.Fatal("octets of the wrong type: published")
+	}
+	// -5 sent as a Counter64 is 2^64 - 5
+	negative := reading(^uint64(0)-4, 30, 7, 10000, &d0)
+	ev = foldEvents{}
+	if l.fold(negative, false, &ev) || ev.implausible[0] == "" || ev.implausible[1] != "" {
+		t.Fatalf("octets 2^64-5 after 1000: want not published and refused as implausible, got %+v", ev)
+	}
+	if !l.fold(reading(4000, 40, 9, 10000, &d0), false, &ev) {
+		t.Fatal("complete reading after the bad ones not published")
+	}
+	// by hand: 1000 -> 4000 octets, 10 -> 40 packets, 5 -> 9 discards
+	if got, m := totals(l), l.message("d", 0, 0); got != [3]uint64{4000, 40, 9} || m.GetCountersReset() {
+		t.Fatalf("after two skipped polls: totals %v counters_reset %v; want [4000 40 9], false", got, m.GetCountersReset())
+	}
+
+	// octets cleared (4000 -> 100: a reset) in a poll that is not published
+	// (discards missing): the next message still says counters_reset,
+	// because its octets difference is not the traffic
+	cleared := reading(100, 50, 0, 10000, &d0)
+	cleared.Values[agent.OutDiscards] = agent.Value{Missing: "NoSuchInstance"}
+	ev = foldEvents{}
+	if l.fold(cleared, false, &ev) || ev.resets != 1 {
+		t.Fatalf("reset poll with discards missing: want not published and 1 reset, got %+v", ev)
+	}
+	if !l.fold(reading(300, 60, 10, 10000, &d0), false, &ev) || !l.message("d", 0, 0).GetCountersReset() {
+		t.Fatal("the message after an unpublished reset must have counters_reset")
+	}
+	if !l.fold(reading(400, 70, 11, 10000, &d0), false, &ev) || l.message("d", 0, 0).GetCountersReset() {
+		t.Fatal("the next message must not have counters_reset")
 	}
 }

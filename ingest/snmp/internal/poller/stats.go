@@ -21,6 +21,12 @@ type Stats struct {
 	CounterResets   atomic.Uint64 // counters that went back without a restart
 	Discontinuities atomic.Uint64 // ifCounterDiscontinuityTime or ifIndex changes
 	MissingValues   atomic.Uint64 // noSuchInstance/noSuchObject/wrong type, per value
+	// ImplausibleValues: counter values refused because they rose by half
+	// the counter's range or more in one interval (monotonic.Implausible)
+	ImplausibleValues atomic.Uint64
+	// SamplesSkipped: links the agent answered for but not published this
+	// poll, because a counter was missing, of the wrong type or implausible
+	SamplesSkipped  atomic.Uint64
 	ResolveFailures atomic.Uint64 // links whose if_name could not be resolved
 	Messages        atomic.Uint64 // messages handed to the sink
 }
@@ -28,17 +34,19 @@ type Stats struct {
 // Snapshot returns the counters by their documented names.
 func (s *Stats) Snapshot() map[string]uint64 {
 	return map[string]uint64{
-		"polls":            s.Polls.Load(),
-		"polls_failed":     s.PollsFailed.Load(),
-		"timeouts":         s.Timeouts.Load(),
-		"errors":           s.Errors.Load(),
-		"restarts":         s.Restarts.Load(),
-		"uptime_wraps":     s.UptimeWraps.Load(),
-		"wraps":            s.Wraps.Load(),
-		"counter_resets":   s.CounterResets.Load(),
-		"discontinuities":  s.Discontinuities.Load(),
-		"missing_values":   s.MissingValues.Load(),
-		"resolve_failures": s.ResolveFailures.Load(),
-		"messages":         s.Messages.Load(),
+		"polls":              s.Polls.Load(),
+		"polls_failed":       s.PollsFailed.Load(),
+		"timeouts":           s.Timeouts.Load(),
+		"errors":             s.Errors.Load(),
+		"restarts":           s.Restarts.Load(),
+		"uptime_wraps":       s.UptimeWraps.Load(),
+		"wraps":              s.Wraps.Load(),
+		"counter_resets":     s.CounterResets.Load(),
+		"discontinuities":    s.Discontinuities.Load(),
+		"missing_values":     s.MissingValues.Load(),
+		"implausible_values": s.ImplausibleValues.Load(),
+		"samples_skipped":    s.SamplesSkipped.Load(),
+		"resolve_failures":   s.ResolveFailures.Load(),
+		"messages":           s.Messages.Load(),
 	}
 }

@@ -150,12 +150,14 @@ func (t *Target) Poll() []*cheetahv1.SnmpCounters {
 		if l.ifIndex == 0 || !ok {
 			continue
 		}
-		t.reportMissing(l, iface, now)
 		var ev foldEvents
-		if !l.fold(iface, restarted, &ev) {
+		complete := l.fold(iface, restarted, &ev)
+		t.countEvents(l, &ev)
+		t.reportValues(l, iface, &ev, now)
+		if !complete {
+			t.stats.SamplesSkipped.Add(1)
 			continue
 		}
-		t.countEvents(l, &ev)
 		s := sampleOf[l.ifIndex]
 		out = append(out, l.message(t.cfg.Device, uint64(s.Received.UnixMilli()), s.Uptime))
 	}
@@ -239,22 +241,39 @@ func (t *Target) checkUptime(s *agent.Sample) (restarted bool) {
 	return false
 }
 
-func (t *Target) reportMissing(l *link, iface *agent.Interface, now time.Time) {
+// reportValues counts every required value the agent did not give or that
+// the poller refused (absent, wrong type, implausible), and logs it once per
+// (link, object) streak with the OID and the reason.
+func (t *Target) reportValues(l *link, iface *agent.Interface, ev *foldEvents, now time.Time) {
 	for _, o := range agent.Objects {
-		v := iface.Values[o]
 		if o.Optional() {
 			continue
 		}
-		if v.Missing == "" {
+		reason, implausible := iface.Values[o].Missing, false
+		for i, c := range counterObjects {
+			if c == o && ev.implausible[i] != "" {
+				reason, implausible = ev.implausible[i], true
+			}
+		}
+		if reason == "" {
 			if n, since, ok := l.missing[o].recover(); ok {
-				t.log.Info("value present again", "link", l.cfg.ID, "object", o.OID(iface.Index), "name", o.String(), "missing_polls", n, "since", since.Format(time.RFC3339))
+				t.log.Info("value usable again", "link", l.cfg.ID, "object", o.OID(iface.Index), "name", o.String(), "unusable_polls", n, "since", since.Format(time.RFC3339))
 			}
 			continue
 		}
-		t.stats.MissingValues.Add(1)
-		if l.missing[o].fail(now) {
-			t.log.Warn("value missing; published total kept unchanged until it returns (logged once)", "link", l.cfg.ID, "object", o.OID(iface.Index), "name", o.String(), "reason", v.Missing)
+		if implausible {
+			t.stats.ImplausibleValues.Add(1)
+		} else {
+			t.stats.MissingValues.Add(1)
 		}
+		if !l.missing[o].fail(now) {
+			continue
+		}
+		what := "value unusable; the link is not published until its three counters are usable again, then the totals carry the interval (logged once per streak)"
+		if !o.IsCounter() {
+			what = "value unusable; the last one read is published meanwhile (logged once per streak)"
+		}
+		t.log.Warn(what, "link", l.cfg.ID, "object", o.OID(iface.Index), "name", o.String(), "reason", reason)
 	}
 }
 
