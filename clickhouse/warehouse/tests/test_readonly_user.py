@@ -46,7 +46,7 @@ def test_dashboards_user_reads_with_its_profile_settings(served: Warehouse) -> N
         "SELECT * FROM file('/etc/passwd', 'LineAsString')",
         "SET readonly = 0",
         "SELECT * FROM ro_probe SETTINGS readonly = 0",
-        "INSERT INTO FUNCTION file('ro_probe_out.tsv', 'TSV', 'n UInt8') VALUES (1)",
+        "INSERT INTO FUNCTION file('/tmp/cheetah-readonly-probe.tsv', 'TSV', 'n UInt8') VALUES (1)",  # absolute: a regression must not write into schemas/
     ],
 )
 def test_dashboards_user_cannot_write_or_read_files(served: Warehouse, statement: str) -> None:
@@ -93,21 +93,24 @@ INSERTS_WITH_DATA = {
     "lower_case_csv": ({}, b"insert into ro_inserts format CSV 5\n", {}),
     "binary_rowbinary": ({"query": "INSERT INTO ro_inserts (n) FORMAT RowBinary"}, b"\x05", {}),
     "gzip_body": ({}, gzip.compress(b"INSERT INTO ro_inserts FORMAT JSONEachRow\n{\"n\": 5}\n"), {"Content-Encoding": "gzip"}),
-    "table_function_file": ({}, b"INSERT INTO FUNCTION file('ro_out.tsv', 'TSV', 'n UInt8') FORMAT TSV\n5\n", {}),
+    "table_function_file": ({}, b"INSERT INTO FUNCTION file('{out}', 'TSV', 'n UInt8') FORMAT TSV\n5\n", {}),
     "other_database": ({"query": "INSERT INTO default.ro_inserts FORMAT TSV", "database": "system"}, b"5\n", {}),
 }
 
 
 @pytest.mark.parametrize("form", INSERTS_WITH_DATA)
-def test_dashboards_user_cannot_insert_data_sent_in_the_body(served: Warehouse, form: str) -> None:
+def test_dashboards_user_cannot_insert_data_sent_in_the_body(served: Warehouse, form: str, tmp_path: Path) -> None:
     sql(served.url, "CREATE TABLE IF NOT EXISTS ro_inserts (n UInt8) ENGINE = MergeTree ORDER BY n")
     params, body, headers = INSERTS_WITH_DATA[form]
+    out = tmp_path / "ro_out.tsv"
+    body = body.replace(b"{out}", str(out).encode())
     before = sql(served.url, "SELECT count() FROM ro_inserts")
     response = http(served.url, body=body, params=params, headers={**as_dashboards(), **headers})
     assert (response.status, response.headers.get("X-ClickHouse-Exception-Code")) == (500, "164"), response.text
     assert "Cannot execute query in readonly mode. (READONLY)" in response.text, response.text
     assert sql(served.url, "SELECT count() FROM ro_inserts") == before
-    if form != "table_function_file":  # (the admin would write a file into the engine's working directory)
+    assert not out.exists()
+    if form != "table_function_file":
         # The same request as the admin goes in: the refusal is about the user, not the form.
         admin = http(served.url, body=body, params=params, headers=headers)
         assert admin.status == 200, admin.text
