@@ -11,10 +11,10 @@ and/or the POST body (parameter first, then a newline, then the body),
 parameters, any other URL parameter as a setting for that query only,
 ``GET /`` and ``GET /ping`` → ``Ok.``, gzip/deflate request bodies, chunked
 uploads, errors as HTTP 500 with ClickHouse's ``Code: N. DB::Exception: ...``
-text and ``X-ClickHouse-Exception-Code`` (4xx in the same form for a request that
-cannot be read: framing, encoding, size, a stalled client; the connection then closes), and the ``X-ClickHouse-Format``,
-``X-ClickHouse-Summary``, ``X-ClickHouse-Query-Id`` and ``X-ClickHouse-Timezone``
-headers. Not supported: sessions (``SET`` would leak into other requests; pass
+text and ``X-ClickHouse-Exception-Code`` (a 4xx in the same form, then the connection
+closes, for a request that cannot be read: framing, encoding, size, a stalled client), and
+the ``X-ClickHouse-Format``, ``X-ClickHouse-Summary``, ``X-ClickHouse-Query-Id`` and
+``X-ClickHouse-Timezone`` headers. Not supported: sessions (``SET`` would leak into other requests; pass
 settings as URL parameters), GET-implies-readonly, response compression,
 progress headers, external data, quotas. Users: ``default`` (no password, full
 access; the front binds loopback only) and the users of clickhouse/users.d/ files
