@@ -232,7 +232,10 @@ class Adapter:
             self._deferred.append(ack)
             return
         if ack.command_id:
-            self.state.answered[ack.command_id] = ack.expires_ms
+            # Kept a week past expiry (state.py), counted from now at the earliest: a command refused
+            # for having no expiry (0) or an old one would otherwise be pruned at once and answered
+            # again on every restart's replay.
+            self.state.answered[ack.command_id] = max(ack.expires_ms, self.clock())
         self._save()
         message = self.messages.ack(
             command_id=ack.command_id, device_id=self.device_id, status=self.messages.status_number(ack.status),

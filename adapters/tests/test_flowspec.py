@@ -14,6 +14,7 @@ import pytest
 from cheetah_adapters.targets.flowspec import FlowspecConfig, FlowspecDevice
 from tests.bgp_speakers import BIN, Speakers, start_speakers
 from tests.conftest import Harness
+from tests.refusals import assert_refused_and_nothing_applied, refused_commands
 from tests.signer import Signer, now_ms
 
 
@@ -38,8 +39,13 @@ def speakers(tmp_path: Path) -> Iterator[Speakers]:
 
 def router_routes(speakers: Speakers, family: str) -> set[str]:
     """'<nlri> <extended communities>' per route held by the router, from its table output."""
+    return routes_in(speakers.router("global", "rib", "-a", family))
+
+
+def routes_in(table: str) -> set[str]:
+    """'<nlri> <extended communities>' per route of a `gobgp global rib` table."""
     routes = set()
-    for line in speakers.router("global", "rib", "-a", family).splitlines()[1:]:
+    for line in table.splitlines()[1:]:
         nlri, comms = re.match(r"^\*>\s+((?:\[[^\]]*\])+)", line), re.search(r"Extcomms: (\[[^\]]*\])", line)
         if nlri and comms:
             routes.add(f"{nlri.group(1)} {comms.group(1)}")
@@ -108,3 +114,24 @@ def test_refusals_and_restart_reconcile(speakers: Speakers, harness: Callable[[A
     again.give(kept)  # the retained topic
     assert again.adapter.reconcile() == {"in_force": 1, "installed": 0, "removed": 1, "failed": 0}
     wait_for(speakers, "ipv4-flowspec", {"[destination: 10.10.0.0/24][source: 10.9.0.0/24] [remark: 10]"})
+
+
+def test_no_expiry_future_and_untargeted_remove_are_refused_and_change_nothing(
+    speakers: Speakers, harness: Callable[[Any], Harness], signer: Signer,
+) -> None:
+    device = FlowspecDevice(FlowspecConfig(str(BIN / "gobgp"), speakers.adapter_api))
+    h = harness(device)
+    h.adapter.reconcile()
+    keep = signer.flow("k1", "10.1.0.5", "10.2.0.9", 40000, 5201)
+    raw = signer.sign(keep)
+    assert h.status(h.give(raw)) == "APPLIED"
+    route = "[destination: 10.2.0.9/32][source: 10.1.0.5/32][protocol: ==tcp][destination-port: ==5201][source-port: ==40000] [remark: 8]"
+    wait_for(speakers, "ipv4-flowspec", {route})
+
+    def speaker_rib() -> set[str]:  # the adapter's own speaker, read with the gobgp CLI
+        return routes_in(device.gobgp("global", "rib", "-a", "ipv4-flowspec"))
+
+    refused = refused_commands(signer, keep, "10.1.0.5", "10.2.0.9")
+    assert_refused_and_nothing_applied(h, refused, speaker_rib, harness, lambda: device, [raw])
+    assert speaker_rib() == {route}
+    wait_for(speakers, "ipv4-flowspec", {route})

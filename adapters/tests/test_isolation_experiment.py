@@ -63,15 +63,19 @@ STACK_SETTINGS = {
 }
 DASHBOARDS_USER = ("dashboards", "cheetah-dashboards")  # clickhouse/users.d/cheetah-dashboards.xml
 
-# Thresholds, chosen for a loaded 2-core VM:
+# Thresholds, on the delay the bulk flow adds to the probe (median RTT minus the idle median),
+# chosen for a loaded 2-core VM:
 # - a cubic flow through the 20 Mbit/s HTB keeps ~2 GSO packets (~136 KB, ~55 ms) queued in the
-#   primary class (TCP small queues bound it); measured 55-80 ms. Scheduling noise on a busy
-#   VM moves a median by a few ms at most, so "loaded" means at least 10 ms and 5x idle.
+#   primary class (TCP small queues bound it); measured 55-80 ms extra. That is set by the link
+#   rate, not the CPU, so "loaded" means at least 10 ms extra. (No ratio to idle: on a busy VM
+#   the idle median itself is a few ms of scheduling noise, which a ratio would multiply.)
 # - after the redirect the probe has the primary class to itself (HTB serves a class under its
 #   own rate without waiting for the scavenger's borrowed bytes): measured back at idle (~0.03
-#   ms). "Back" means within 5 ms of idle and under a fifth of the loaded median.
-LOADED_MIN_EXTRA_MS, LOADED_MIN_FACTOR = 10.0, 5.0
-AFTER_MAX_EXTRA_MS, AFTER_MAX_FRACTION_OF_LOADED = 5.0, 0.2
+#   ms). A redirect that does not isolate leaves the probe behind the same queue, ~100 % of the
+#   loaded extra; "back" means at most a quarter of it remains (>= 14 ms of room for scheduling
+#   noise at the measured 55 ms, far below what a shared queue costs).
+LOADED_MIN_EXTRA_MS = 10.0
+AFTER_MAX_SHARE_OF_LOADED_EXTRA = 0.25
 
 _CLASS = re.compile(r"^class htb (\S+) .*?\n\s*Sent (\d+) bytes (\d+) pkt .*?\n\s*backlog (\d+)b (\d+)p", re.M)
 
@@ -271,8 +275,12 @@ def test_bulk_flow_found_by_netflow_is_isolated_and_the_probe_delay_recovers(
               f"-> command issued {c.issued_ms / 1000 - start.seen_s:+.2f} s; command issued -> applied on tc (ack) "
               f"{ack.message.acked_ms - c.issued_ms} ms; bulk start -> applied {applied_at - bulk_from:.1f} s")
         assert len(loaded) >= 20, f"only {len(loaded)} probes between the bulk start and the redirect"
-        assert loaded_ms >= max(idle_ms + LOADED_MIN_EXTRA_MS, idle_ms * LOADED_MIN_FACTOR), (idle_ms, loaded_ms)
-        assert after_ms <= min(idle_ms + AFTER_MAX_EXTRA_MS, loaded_ms * AFTER_MAX_FRACTION_OF_LOADED), (idle_ms, loaded_ms, after_ms)
+        loaded_extra, after_extra = loaded_ms - idle_ms, after_ms - idle_ms
+        assert loaded_extra >= LOADED_MIN_EXTRA_MS, f"the bulk flow added only {loaded_extra:.1f} ms to the probe (idle {idle_ms:.3f}, loaded {loaded_ms:.1f})"
+        assert after_extra <= AFTER_MAX_SHARE_OF_LOADED_EXTRA * loaded_extra, (
+            f"after the redirect the probe still waits {after_extra:.1f} ms of the {loaded_extra:.1f} ms the flow added "
+            f"(idle {idle_ms:.3f}, loaded {loaded_ms:.1f}, after {after_ms:.3f})"
+        )
 
         # (4) the audit trail: the warehouse holds the decision and its ack (read-only user).
         assert re.fullmatch(r"[A-Za-z0-9_.:-]+", c.command_id), c.command_id

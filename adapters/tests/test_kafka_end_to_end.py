@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import statistics
 import time
 from pathlib import Path
@@ -48,6 +49,9 @@ class Acks:
 
     def status(self, ack: Any) -> tuple[str, str]:
         return ack.command_id, self.m.status_name(ack.status)
+
+
+MEDIAN_LATENCY_BOUND_MS = 1000
 
 
 def adapter_args(broker: Broker, keys: Path, state: Path, pair: VethPair) -> list[str]:
@@ -97,8 +101,14 @@ def test_commands_through_kafka_applied_once_acked_and_reconciled_after_restart(
             assert acks.status(ack) == (f"lat{i}", "APPLIED")
             latencies.append((received - sent[f"lat{i}"]) * 1000)
         latencies.sort()
-        print(f"\ntc command -> ack latency over 20 commands: p50 {statistics.median(latencies):.1f} ms, max {latencies[-1]:.1f} ms")
-        assert latencies[-1] < 2000
+        p50 = statistics.median(latencies)
+        print(f"\ntc command -> ack latency over 20 commands: p50 {p50:.1f} ms, max {latencies[-1]:.1f} ms (load {os.getloadavg()[0]:.1f})")
+        # The figure itself is printed (docs/ADAPTERS.md quotes it); what is asserted is that
+        # commands are applied as they come, not on a timer. Working: p50 14 ms idle, 32 ms at
+        # load average 12 on 2 cores (max 104 ms there: one stall decides a max, so it is not
+        # asserted). An adapter that batches acks, lingers before sending them or polls on a
+        # >= 1 s period shows >= 1 s on every command, so on the median.
+        assert p50 < MEDIAN_LATENCY_BOUND_MS, f"median command -> ack latency {p50:.0f} ms: {[round(x) for x in latencies]}"
 
         stopped = adapter.stop()["counters"]
         assert (stopped["seen"], stopped["applied"], stopped["duplicates"]) == (23, 21, 1)

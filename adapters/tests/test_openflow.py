@@ -10,6 +10,7 @@ import pytest
 from cheetah_adapters.targets.openflow import OpenflowConfig, OpenflowDevice
 from tests.conftest import Harness
 from tests.ovs_switch import Switch, start_switch
+from tests.refusals import assert_refused_and_nothing_applied, refused_commands
 from tests.signer import Signer
 
 
@@ -58,3 +59,18 @@ def test_flow_table_follows_the_commands(switch: Switch, harness: Callable[[Any]
     again = harness(device)
     assert again.adapter.reconcile() == {"in_force": 2, "installed": 1, "removed": 1, "failed": 0}
     assert switch.flows() == switch_flows
+
+
+def test_no_expiry_future_and_untargeted_remove_are_refused_and_change_nothing(
+    switch: Switch, harness: Callable[[Any], Harness], signer: Signer,
+) -> None:
+    device = OpenflowDevice(OpenflowConfig(switch.target, scavenger_queue=3))
+    h = harness(device)
+    h.adapter.reconcile()
+    keep = signer.flow("k1", "10.1.0.5", "10.2.0.9", 40000, 5201)
+    raw = signer.sign(keep)
+    assert h.status(h.give(raw)) == "APPLIED"
+    assert len(switch.flows()) == 1
+    refused = refused_commands(signer, keep, "10.1.0.5", "10.2.0.9")
+    assert_refused_and_nothing_applied(h, refused, switch.flows, harness, lambda: device, [raw])
+    assert without_cookie(switch.flows()) == ["priority=40000,tcp,nw_src=10.1.0.5,nw_dst=10.2.0.9,tp_src=40000,tp_dst=5201 actions=set_queue:3,NORMAL"]

@@ -10,6 +10,7 @@ from cheetah_adapters.targets.device import DeviceError
 from cheetah_adapters.targets.tc import SCAVENGER, PRIMARY, TcConfig, TcDevice
 from tests.conftest import DEVICE_ID, Harness, require_tool
 from tests.namespaces import VethPair, sh
+from tests.refusals import assert_refused_and_nothing_applied, refused_commands
 from tests.signer import Signer, now_ms
 from tests.traffic import iperf3
 
@@ -124,6 +125,33 @@ def test_duplicate_forged_expired_unknown_key_and_other_refusals(pair: VethPair,
     assert (summary["applied"], summary["duplicates"], summary["seen"]) == (1, 1, 2 + len(cases))
     kept = (h.state_dir.path / "rejected.jsonl").read_text().splitlines()
     assert len(kept) == len(cases)
+
+
+def test_no_expiry_future_and_untargeted_remove_are_refused_and_change_nothing(
+    pair: VethPair, harness: Callable[[Any], Harness], signer: Signer,
+) -> None:
+    h = started(harness, pair)
+    keep = signer.flow("k1", pair.ip_a, pair.ip_b, 1000, 2000)
+    raw = signer.sign(keep)
+    assert h.status(h.give(raw)) == "APPLIED"
+    assert filters(pair).count("flowid 1:20") == 1
+    refused = refused_commands(signer, keep, pair.ip_a, pair.ip_b)
+    assert_refused_and_nothing_applied(h, refused, lambda: filters(pair), harness, lambda: device_in(pair), [raw])
+    assert filters(pair).count("flowid 1:20") == 1  # k1, and only k1
+
+
+def test_issued_in_future_allows_the_documented_skew_and_not_a_millisecond_more(
+    pair: VethPair, harness: Callable[[Any], Harness], signer: Signer,
+) -> None:
+    h = started(harness, pair)
+    now = now_ms()
+    h.adapter.clock = lambda: now  # a fixed adapter clock: the 60 s boundary is exact
+    at_limit = signer.flow("skew-ok", pair.ip_a, pair.ip_b, 1000, 2000, issued_ms=now + 60_000)
+    beyond = signer.flow("skew-no", pair.ip_a, pair.ip_b, 1001, 2001, issued_ms=now + 60_001)
+    assert h.status(h.give(signer.sign(at_limit))) == "APPLIED"
+    ack = h.give(signer.sign(beyond))
+    assert (h.status(ack), ack.detail) == ("REJECTED", f"issued_in_future: issued_ms {now + 60_001} is 60001 ms ahead of this adapter's clock; check NTP")
+    assert filters(pair).count("flowid 1:20") == 1
 
 
 def test_other_devices_commands_are_skipped_silently(pair: VethPair, harness: Callable[[Any], Harness], signer: Signer) -> None:

@@ -9,7 +9,9 @@
 #                                   `cheetah analyze` vs nfdump on one nfcapd archive (~2.5 min,
 #                                   + ~1.5 min once to build the archive in .cheetah/bench/)
 #   flink-jobs/bench/run.sh archive [--rebuild-archive]   only build (or reuse) that archive
-#   flink-jobs/bench/run.sh all     the three benchmarks, in that order
+#   flink-jobs/bench/run.sh adapters [--commands N]  tc adapter command -> ack latency on a real
+#                                   broker (root; ~1 min; adapters/bench/ack_latency.py)
+#   flink-jobs/bench/run.sh all     jmh, e2e and analyze, in that order
 #
 # stdout: `FIGURE name value` lines (and `SUMMARY e2e k=v ...`), each followed by the load
 # average and the command; progress goes to stderr. Needs the Maven build and the venv
@@ -230,11 +232,12 @@ case "$cmd" in
   e2e) run_e2e "$@" ;;
   analyze) run_analyze "$@" ;;
   archive) build_archive "$@" ;;
+  adapters) "$PY" "$ROOT/adapters/bench/ack_latency.py" "$@" ;;
   all)
     run_jmh
     run_e2e
     run_analyze
     ;;
-  help | -h | --help) sed -n '2,17p' "$0" | sed 's/^# \{0,1\}//' ;;
-  *) sed -n '2,17p' "$0" | sed 's/^# \{0,1\}//' >&2; die "unknown benchmark '$cmd'" ;;
+  help | -h | --help) sed -n '2,19p' "$0" | sed 's/^# \{0,1\}//' ;;
+  *) sed -n '2,19p' "$0" | sed 's/^# \{0,1\}//' >&2; die "unknown benchmark '$cmd'" ;;
 esac

@@ -11,9 +11,10 @@ and/or the POST body (parameter first, then a newline, then the body),
 parameters, any other URL parameter as a setting for that query only,
 ``GET /`` and ``GET /ping`` → ``Ok.``, gzip/deflate request bodies, chunked
 uploads, errors as HTTP 500 with ClickHouse's ``Code: N. DB::Exception: ...``
-text and ``X-ClickHouse-Exception-Code``, and the ``X-ClickHouse-Format``,
-``X-ClickHouse-Summary``, ``X-ClickHouse-Query-Id`` and ``X-ClickHouse-Timezone``
-headers. Not supported: sessions (``SET`` would leak into other requests; pass
+text and ``X-ClickHouse-Exception-Code`` (a 4xx in the same form, then the connection
+closes, for a request that cannot be read: framing, encoding, size, a stalled client), and
+the ``X-ClickHouse-Format``, ``X-ClickHouse-Summary``, ``X-ClickHouse-Query-Id`` and
+``X-ClickHouse-Timezone`` headers. Not supported: sessions (``SET`` would leak into other requests; pass
 settings as URL parameters), GET-implies-readonly, response compression,
 progress headers, external data, quotas. Users: ``default`` (no password, full
 access; the front binds loopback only) and the users of clickhouse/users.d/ files
@@ -26,6 +27,7 @@ from __future__ import annotations
 import base64
 import json
 import re
+import socket
 import threading
 import urllib.parse
 import uuid
@@ -39,6 +41,11 @@ from .errors import QueryError, WarehouseError
 from .users import DEFAULT_USER, User, authenticate
 
 DEFAULT_FORMAT = "TabSeparated"
+# ClickHouse's http_receive_timeout and keep_alive_timeout defaults: a client silent this long
+# mid-request gets 408, an idle kept-alive connection is closed.
+READ_TIMEOUT_S = 30.0
+# The body is held in memory (chdb takes it whole): larger requests get 413 before any is read.
+MAX_BODY_BYTES = 1 << 30
 
 # Client and protocol parameters that are not settings: used here or ignored.
 NOT_SETTINGS = frozenset(
@@ -129,67 +136,180 @@ def split_params(params: list[tuple[str, str]]) -> tuple[dict[str, str], dict[st
     return protocol, query_params, settings
 
 
+class RequestRefused(QueryError):
+    """A request the front cannot read (framing, encoding, size): a 4xx, then the connection closes."""
+
+    def __init__(self, status: HTTPStatus, message: str, code: int) -> None:
+        super().__init__(f"Code: {code}. DB::Exception: {message}", code)
+        self.status = status
+
+
 class _Handler(BaseHTTPRequestHandler):
     protocol_version = "HTTP/1.1"
     server_version = "cheetah-warehouse"
     server: "_Server"
 
+    def setup(self) -> None:
+        # A client that stops sending mid-request (or idles on a kept-alive connection) is
+        # dropped after this many seconds instead of holding a thread forever.
+        self.timeout = self.server.read_timeout_s
+        super().setup()
+
     def log_message(self, format: str, *args: Any) -> None:  # noqa: A002 - stdlib signature
         pass  # the CLI's stdout carries READY only; requests are not logged
 
     def do_GET(self) -> None:
-        self._handle(body=b"")
+        self._handle()
 
     def do_POST(self) -> None:
+        self._handle()
+
+    def _handle(self) -> None:
         try:
             body = self._read_body()
-        except QueryError as exc:
-            self._send_error(exc)
-            return
-        self._handle(body=body)
+            self._answer(body)
+        except RequestRefused as exc:
+            self.close_connection = True  # the rest of the stream cannot be trusted to be a request
+            self._send_error(exc, status=exc.status)
+            self._linger()
+        except Exception as exc:  # noqa: BLE001 - a request must get an answer, never a dropped connection
+            self._send_error(QueryError(f"Code: 1001. DB::Exception: {type(exc).__name__}: {exc}. (STD_EXCEPTION)", 1001))
+
+    def _linger(self, max_bytes: int = 1 << 20) -> None:
+        """Half-close, then discard what the client is still sending (briefly): closing a socket
+        with unread input sends a reset, which can destroy the refusal before the client reads it."""
+        try:
+            self.connection.shutdown(socket.SHUT_WR)
+            self.connection.settimeout(min(1.0, self.server.read_timeout_s))
+            drained = 0
+            while drained < max_bytes:
+                piece = self.connection.recv(65536)
+                if not piece:
+                    break
+                drained += len(piece)
+        except OSError:
+            pass
 
     def _read_body(self) -> bytes:
-        if self.headers.get("Transfer-Encoding", "").lower() == "chunked":
-            raw = self._read_chunked()
+        """The request body, de-chunked and decompressed, or RequestRefused naming what is wrong."""
+        limit = self.server.max_body_bytes
+        transfer = self.headers.get("Transfer-Encoding")
+        length_header = self.headers.get_all("Content-Length") or []
+        if transfer is not None:
+            if transfer.strip().lower() != "chunked":
+                raise RequestRefused(HTTPStatus.BAD_REQUEST, f"Transfer-Encoding {transfer!r} is not supported (chunked is). (BAD_ARGUMENTS)", 36)
+            if length_header:
+                raise RequestRefused(HTTPStatus.BAD_REQUEST, "both Content-Length and Transfer-Encoding: chunked; send one. (BAD_ARGUMENTS)", 36)
+            raw = self._read_chunked(limit)
+        elif length_header:
+            raw = self._read_exactly(self._content_length(length_header, limit), "Content-Length")
         else:
-            length = int(self.headers.get("Content-Length") or 0)
-            raw = self.rfile.read(length) if length > 0 else b""
+            raw = b""
         encoding = self.headers.get("Content-Encoding", "").lower().strip()
         if encoding in ("", "identity"):
             return raw
         if encoding in ("gzip", "deflate"):
-            try:
-                return zlib.decompress(raw, wbits=47)  # 47: auto-detect gzip or zlib header
-            except zlib.error as exc:
-                raise QueryError(f"Code: 432. DB::Exception: Cannot decompress request body: {exc}. (UNKNOWN_CODEC)", 432)
-        raise QueryError(
-            f"Code: 432. DB::Exception: Content-Encoding '{encoding}' is not supported by the embedded warehouse "
+            return _decompress(raw, limit)
+        raise RequestRefused(
+            HTTPStatus.UNSUPPORTED_MEDIA_TYPE,
+            f"Content-Encoding '{encoding}' is not supported by the embedded warehouse "
             "(gzip and deflate are); disable client compression, e.g. clickhouse-connect compress=False. "
             "(UNKNOWN_CODEC)",
             432,
         )
 
-    def _read_chunked(self) -> bytes:
+    @staticmethod
+    def _content_length(values: list[str], limit: int) -> int:
+        if len(set(v.strip() for v in values)) != 1 or not values[0].strip().isdigit() or not values[0].strip().isascii():
+            shown = ", ".join(repr(v) for v in values)
+            raise RequestRefused(HTTPStatus.BAD_REQUEST, f"Content-Length {shown} is not one non-negative decimal number. (BAD_ARGUMENTS)", 36)
+        length = int(values[0])
+        if length > limit:
+            raise RequestRefused(
+                HTTPStatus.REQUEST_ENTITY_TOO_LARGE,
+                f"request body of {length} bytes exceeds the front's limit of {limit} bytes; "
+                "insert in smaller batches. (TOO_MANY_BYTES)",
+                307,
+            )
+        return length
+
+    def _read_exactly(self, length: int, what: str) -> bytes:
+        """``length`` bytes, read in pieces (a lying Content-Length allocates nothing up front)."""
+        pieces: list[bytes] = []
+        got = 0
+        try:
+            while got < length:
+                piece = self.rfile.read1(min(length - got, 1 << 20))  # what has arrived, at most one wait
+                if not piece:
+                    break
+                pieces.append(piece)
+                got += len(piece)
+        except TimeoutError:
+            raise RequestRefused(
+                HTTPStatus.REQUEST_TIMEOUT,
+                f"the request body stopped after {got} of the {length} bytes its {what} announced "
+                f"(nothing for {self.server.read_timeout_s:g} s). (SOCKET_TIMEOUT)",
+                209,
+            ) from None
+        if got < length:
+            raise RequestRefused(
+                HTTPStatus.BAD_REQUEST,
+                f"the request body ended after {got} of the {length} bytes its {what} announced. (CANNOT_READ_ALL_DATA)",
+                33,
+            )
+        return b"".join(pieces)
+
+    def _read_line(self) -> bytes:
+        try:
+            line = self.rfile.readline(1024)
+        except TimeoutError:
+            raise RequestRefused(
+                HTTPStatus.REQUEST_TIMEOUT,
+                f"the chunked request body stopped (nothing for {self.server.read_timeout_s:g} s). (SOCKET_TIMEOUT)",
+                209,
+            ) from None
+        if not line.endswith(b"\n"):
+            problem = "ended" if len(line) < 1024 else "has a line longer than 1024 bytes"
+            raise RequestRefused(HTTPStatus.BAD_REQUEST, f"the chunked request body {problem} before its last chunk. (CANNOT_READ_ALL_DATA)", 33)
+        return line
+
+    def _read_chunked(self, limit: int) -> bytes:
         chunks: list[bytes] = []
+        total = 0
         while True:
-            line = self.rfile.readline().strip()
-            size = int(line.split(b";", 1)[0] or b"0", 16)
+            line = self._read_line()
+            size_text = line.split(b";", 1)[0].strip()
+            if not size_text or len(size_text) > 16 or any(c not in b"0123456789abcdefABCDEF" for c in size_text):
+                raise RequestRefused(
+                    HTTPStatus.BAD_REQUEST,
+                    f"chunk size {size_text[:32]!r} is not a hexadecimal number. (BAD_ARGUMENTS)",
+                    36,
+                )
+            size = int(size_text, 16)
             if size == 0:
-                while self.rfile.readline().strip():
+                while self._read_line().strip():
                     pass  # trailers
                 return b"".join(chunks)
-            chunks.append(self.rfile.read(size))
-            self.rfile.readline()
-
-    def _handle(self, body: bytes) -> None:
-        try:
-            self._answer(body)
-        except Exception as exc:  # noqa: BLE001 - a request must get an answer, never a dropped connection
-            self._send_error(QueryError(f"Code: 1001. DB::Exception: {type(exc).__name__}: {exc}. (STD_EXCEPTION)", 1001))
+            total += size
+            if total > limit:
+                raise RequestRefused(
+                    HTTPStatus.REQUEST_ENTITY_TOO_LARGE,
+                    f"chunked request body exceeds the front's limit of {limit} bytes; insert in smaller batches. (TOO_MANY_BYTES)",
+                    307,
+                )
+            chunks.append(self._read_exactly(size, "chunk size"))
+            if self._read_line().strip():
+                raise RequestRefused(HTTPStatus.BAD_REQUEST, f"chunk of {size} bytes is longer than its size line says. (BAD_ARGUMENTS)", 36)
 
     def _answer(self, body: bytes) -> None:
-        url = urllib.parse.urlsplit(self.path)
-        params = urllib.parse.parse_qsl(url.query, keep_blank_values=True)
+        try:
+            # The request line arrives as latin-1 text: back to its bytes, which must be UTF-8, and
+            # percent-escapes must decode to UTF-8 too (no silent U+FFFD in a query).
+            target = self.path.encode("latin-1").decode("utf-8")
+            url = urllib.parse.urlsplit(target)
+            params = urllib.parse.parse_qsl(url.query, keep_blank_values=True, errors="strict")
+        except UnicodeError as exc:
+            raise RequestRefused(HTTPStatus.BAD_REQUEST, f"the URL is not valid UTF-8 ({exc}); percent-encode UTF-8 text. (BAD_ARGUMENTS)", 36) from None
         protocol, query_params, settings = split_params(params)
         query = compose_query(protocol.get("query", "").encode("utf-8"), body)
         if url.path in ("/ping",) or (url.path == "/" and not query.strip()):
@@ -223,10 +343,12 @@ class _Handler(BaseHTTPRequestHandler):
                 try:
                     sql = query.decode("utf-8")
                 except UnicodeDecodeError as exc:
-                    raise QueryError(f"Code: 36. DB::Exception: The query is not valid UTF-8 ({exc}). (BAD_ARGUMENTS)", 36) from None
+                    raise RequestRefused(HTTPStatus.BAD_REQUEST, f"The query is not valid UTF-8 ({exc}). (BAD_ARGUMENTS)", 36) from None
                 result = engine.query(sql, fmt, params=query_params, settings=settings, database=database, session=session)
                 match = _TRAILING_FORMAT.search(sql)
                 actual_format = match.group(1) if match else fmt
+        except RequestRefused:
+            raise
         except QueryError as exc:
             self._send_error(exc, query_id=query_id)
             return
@@ -265,16 +387,45 @@ class _Handler(BaseHTTPRequestHandler):
         }
         if query_id:
             headers["X-ClickHouse-Query-Id"] = query_id
+        if self.close_connection:
+            headers["Connection"] = "close"
         self._send(status, (exc.text.rstrip("\n") + "\n").encode("utf-8"), headers)
 
     def _send(self, status: HTTPStatus, payload: bytes, headers: dict[str, str]) -> None:
-        self.send_response(status)
-        for name, value in headers.items():
-            self.send_header(name, value)
-        self.send_header("Content-Length", str(len(payload)))
-        self.end_headers()
-        if self.command != "HEAD":
-            self.wfile.write(payload)
+        try:
+            self.send_response(status)
+            for name, value in headers.items():
+                self.send_header(name, value)
+            self.send_header("Content-Length", str(len(payload)))
+            self.end_headers()
+            if self.command != "HEAD":
+                self.wfile.write(payload)
+        except (BrokenPipeError, ConnectionResetError, TimeoutError):
+            self.close_connection = True  # the client left (or stopped reading): nobody to answer
+
+
+def _decompress(raw: bytes, limit: int) -> bytes:
+    """A gzip or zlib body (auto-detected), whole and within ``limit`` bytes once inflated."""
+    inflater = zlib.decompressobj(wbits=47)  # 47: auto-detect gzip or zlib header
+    try:
+        data = inflater.decompress(raw, limit + 1)
+    except zlib.error as exc:
+        raise RequestRefused(HTTPStatus.BAD_REQUEST, f"Cannot decompress request body: {exc}. (ZLIB_INFLATE_FAILED)", 354) from None
+    if len(data) > limit:
+        raise RequestRefused(
+            HTTPStatus.REQUEST_ENTITY_TOO_LARGE,
+            f"request body inflates to more than the front's limit of {limit} bytes. (TOO_MANY_BYTES)",
+            307,
+        )
+    if not inflater.eof:
+        raise RequestRefused(HTTPStatus.BAD_REQUEST, "Cannot decompress request body: the compressed stream is truncated. (ZLIB_INFLATE_FAILED)", 354)
+    if inflater.unused_data:
+        raise RequestRefused(
+            HTTPStatus.BAD_REQUEST,
+            f"Cannot decompress request body: {len(inflater.unused_data)} bytes follow the compressed stream. (ZLIB_INFLATE_FAILED)",
+            354,
+        )
+    return data
 
 
 def _summary(result: QueryResult) -> str:
@@ -296,20 +447,33 @@ class _Server(ThreadingHTTPServer):
     daemon_threads = True
     allow_reuse_address = True
 
-    def __init__(self, port: int, engine: EmbeddedEngine, timezone: str, users: dict[str, User]) -> None:
+    def __init__(
+        self, port: int, engine: EmbeddedEngine, timezone: str, users: dict[str, User], read_timeout_s: float, max_body_bytes: int
+    ) -> None:
         self.engine = engine
         self.timezone = timezone
         self.users = users
+        self.read_timeout_s = read_timeout_s
+        self.max_body_bytes = max_body_bytes
         super().__init__(("127.0.0.1", port), _Handler)
 
 
 class HttpFront:
     """Serves an open EmbeddedEngine on 127.0.0.1:port (0 picks a free port)."""
 
-    def __init__(self, engine: EmbeddedEngine, port: int, users: dict[str, User] | None = None) -> None:
+    def __init__(
+        self,
+        engine: EmbeddedEngine,
+        port: int,
+        users: dict[str, User] | None = None,
+        read_timeout_s: float = READ_TIMEOUT_S,
+        max_body_bytes: int = MAX_BODY_BYTES,
+    ) -> None:
         self._engine = engine
         self._requested_port = port
         self._users = users or {DEFAULT_USER: User(DEFAULT_USER)}
+        self._read_timeout_s = read_timeout_s
+        self._max_body_bytes = max_body_bytes
         self._server: _Server | None = None
         self._thread: threading.Thread | None = None
 
@@ -325,7 +489,9 @@ class HttpFront:
             if user.restricted:
                 self._engine.add_session(user.name, user.settings)
         try:
-            self._server = _Server(self._requested_port, self._engine, timezone, self._users)
+            self._server = _Server(
+                self._requested_port, self._engine, timezone, self._users, self._read_timeout_s, self._max_body_bytes
+            )
         except OSError as exc:
             raise WarehouseError(
                 f"cannot listen on 127.0.0.1:{self._requested_port}: {exc.strerror}; "

@@ -3,14 +3,17 @@
 from __future__ import annotations
 
 import base64
+import gzip
+import time
 from pathlib import Path
+from typing import Iterator
 
 import pytest
 
 from cheetah_warehouse import DEFAULT_USERS_DIR
 from cheetah_warehouse.errors import WarehouseError
 from cheetah_warehouse.users import load_users
-from tests.warehouse_process import Warehouse, http, sql
+from tests.warehouse_process import Warehouse, http, sql, start_warehouse
 
 PASSWORD = "cheetah-dashboards"  # the documented default of the users.d file
 
@@ -42,6 +45,8 @@ def test_dashboards_user_reads_with_its_profile_settings(served: Warehouse) -> N
         "ALTER TABLE ro_probe DELETE WHERE 1",
         "SELECT * FROM file('/etc/passwd', 'LineAsString')",
         "SET readonly = 0",
+        "SELECT * FROM ro_probe SETTINGS readonly = 0",
+        "INSERT INTO FUNCTION file('/tmp/cheetah-readonly-probe.tsv', 'TSV', 'n UInt8') VALUES (1)",  # absolute: a regression must not write into schemas/
     ],
 )
 def test_dashboards_user_cannot_write_or_read_files(served: Warehouse, statement: str) -> None:
@@ -77,3 +82,108 @@ def test_users_files_are_checked(tmp_path: Path) -> None:
     broken.write_text("<clickhouse><users")
     with pytest.raises(WarehouseError, match="cannot read users file"):
         load_users([broken])
+
+
+# INSERT ... FORMAT with the data in the body takes the front's own insert path (split_insert,
+# engine.insert on the admin connection), not the restricted session: each form must be refused
+# there, and no row may arrive.
+INSERTS_WITH_DATA = {
+    "query_parameter_then_body": ({"query": "INSERT INTO ro_inserts FORMAT TabSeparated"}, b"5\n", {}),
+    "all_in_the_body": ({}, b"INSERT INTO ro_inserts FORMAT TabSeparated\n5\n", {}),
+    "lower_case_csv": ({}, b"insert into ro_inserts format CSV 5\n", {}),
+    "binary_rowbinary": ({"query": "INSERT INTO ro_inserts (n) FORMAT RowBinary"}, b"\x05", {}),
+    "gzip_body": ({}, gzip.compress(b"INSERT INTO ro_inserts FORMAT JSONEachRow\n{\"n\": 5}\n"), {"Content-Encoding": "gzip"}),
+    "table_function_file": ({}, b"INSERT INTO FUNCTION file('{out}', 'TSV', 'n UInt8') FORMAT TSV\n5\n", {}),
+    "other_database": ({"query": "INSERT INTO default.ro_inserts FORMAT TSV", "database": "system"}, b"5\n", {}),
+}
+
+
+@pytest.mark.parametrize("form", INSERTS_WITH_DATA)
+def test_dashboards_user_cannot_insert_data_sent_in_the_body(served: Warehouse, form: str, tmp_path: Path) -> None:
+    sql(served.url, "CREATE TABLE IF NOT EXISTS ro_inserts (n UInt8) ENGINE = MergeTree ORDER BY n")
+    params, body, headers = INSERTS_WITH_DATA[form]
+    out = tmp_path / "ro_out.tsv"
+    body = body.replace(b"{out}", str(out).encode())
+    before = sql(served.url, "SELECT count() FROM ro_inserts")
+    response = http(served.url, body=body, params=params, headers={**as_dashboards(), **headers})
+    assert (response.status, response.headers.get("X-ClickHouse-Exception-Code")) == (500, "164"), response.text
+    assert "Cannot execute query in readonly mode. (READONLY)" in response.text, response.text
+    assert sql(served.url, "SELECT count() FROM ro_inserts") == before
+    assert not out.exists()
+    if form != "table_function_file":
+        # The same request as the admin goes in: the refusal is about the user, not the form.
+        admin = http(served.url, body=body, params=params, headers=headers)
+        assert admin.status == 200, admin.text
+        assert int(sql(served.url, "SELECT count() FROM ro_inserts")) == int(before) + 1
+
+
+@pytest.mark.parametrize(
+    "function",
+    [
+        "url('http://127.0.0.1:9/rows.tsv', 'TSV', 'a String')",
+        "remote('127.0.0.1:9000', system.one)",
+        "remoteSecure('127.0.0.1:9440', system.one)",
+        "s3('http://127.0.0.1:9/cheetah-bucket/rows.csv', 'CSV', 'a String')",
+        "file('/etc/hostname', 'LineAsString')",
+        "executable('date', 'TSV', 'a String')",
+    ],
+)
+def test_dashboards_user_cannot_reach_out_through_table_functions(served: Warehouse, function: str) -> None:
+    """Port 9 is closed: were the function allowed, the error would be a connection error, not READONLY."""
+    response = http(served.url, body=f"SELECT * FROM {function}", headers=as_dashboards())
+    assert (response.status, response.headers.get("X-ClickHouse-Exception-Code")) == (500, "164"), response.text
+    assert "Cannot execute query in readonly mode. (READONLY)" in response.text, response.text
+
+
+DASHBOARDS_FILE = DEFAULT_USERS_DIR / "cheetah-dashboards.xml"
+MAX_RESULT_ROWS = 1_000_000  # as the file sets it, written out here on purpose
+
+
+def test_dashboards_profile_limits_are_in_force(served: Warehouse) -> None:
+    settings = "max_execution_time, max_result_rows, result_overflow_mode, timeout_overflow_mode"
+    query = "SELECT " + ", ".join(f"getSetting('{name}')" for name in settings.split(", "))
+    response = http(served.url, body=query, headers=as_dashboards())
+    assert (response.status, response.text) == (200, f"60\t{MAX_RESULT_ROWS}\tthrow\tthrow\n"), response.text
+
+
+def test_more_rows_than_the_profile_allows_is_an_error_not_a_cut(served: Warehouse) -> None:
+    at_limit = http(served.url, body=f"SELECT number FROM numbers({MAX_RESULT_ROWS})", headers=as_dashboards())
+    assert at_limit.status == 200 and at_limit.body.count(b"\n") == MAX_RESULT_ROWS, at_limit.text[-200:]
+    over = http(served.url, body=f"SELECT number FROM numbers({MAX_RESULT_ROWS + 1})", headers=as_dashboards())
+    assert (over.status, over.headers.get("X-ClickHouse-Exception-Code")) == (500, "396"), (over.body.count(b"\n"), "rows:", over.text[:300])
+    assert "Limit for result exceeded, max rows: 1.00 million" in over.text, over.text[:300]
+
+
+@pytest.fixture(scope="module")
+def tight(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Warehouse]:
+    """A warehouse whose users.d is the dashboards file with a 1 s and 10-row limit: the same
+    profile, small enough numbers to exceed in a test (60 s of query is too long to wait for)."""
+    users = tmp_path_factory.mktemp("users.d")
+    text = DASHBOARDS_FILE.read_text(encoding="utf-8")
+    for old, new in (("<max_execution_time>60<", "<max_execution_time>1<"), (f"<max_result_rows>{MAX_RESULT_ROWS}<", "<max_result_rows>10<")):
+        assert old in text, f"{DASHBOARDS_FILE} no longer has {old}: update this test"
+        text = text.replace(old, new)
+    (users / "cheetah-dashboards.xml").write_text(text, encoding="utf-8")
+    warehouse = start_warehouse(tmp_path_factory.mktemp("tight") / "data", extra_args=("--users", str(users)))
+    try:
+        yield warehouse
+    finally:
+        warehouse.stop()
+
+
+def test_a_query_over_the_time_limit_is_stopped_with_an_error(tight: Warehouse) -> None:
+    started = time.monotonic()
+    response = http(tight.url, body="SELECT sleepEachRow(0.5) FROM numbers(6)", headers=as_dashboards())  # 3 s of work
+    elapsed = time.monotonic() - started
+    assert (response.status, response.headers.get("X-ClickHouse-Exception-Code")) == (500, "159"), response.text
+    assert "Timeout exceeded" in response.text and "maximum: 1000.000 ms. (TIMEOUT_EXCEEDED)" in response.text, response.text
+    # Stopped at the limit, not run to its end: 3 s of sleeping would take >= 3 s on any machine.
+    assert elapsed < 2.9, elapsed
+    assert http(tight.url, body="SELECT 1", headers=as_dashboards()).text == "1\n"
+
+
+def test_the_row_limit_follows_the_file(tight: Warehouse) -> None:
+    assert http(tight.url, body="SELECT number FROM numbers(10)", headers=as_dashboards()).text == "".join(f"{i}\n" for i in range(10))
+    over = http(tight.url, body="SELECT number FROM numbers(11)", headers=as_dashboards())
+    assert over.status == 500 and "Limit for result exceeded, max rows: 10.00, current rows: 11.00. (TOO_MANY_ROWS_OR_BYTES)" in over.text
+    assert http(tight.url, body="SELECT number FROM numbers(11)").status == 200  # the admin has no such limit

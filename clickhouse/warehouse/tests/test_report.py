@@ -15,6 +15,17 @@ all durations 10..50 s: median 30, mean 30, p95 = 40 + 0.8 * 10 = 48, p99 = 49.6
 all rates .8,.8,.8,.8,1.6 Gb/s: median 0.8, mean 0.96, p95 = 0.8 + 0.8 * 0.8 = 1.44, p99 = 1.568, max 1.6.
 lab-a from (1,2,3 GB): median 2, mean 2, p95 = 2 + 0.9 * 1 = 2.9, p99 = 2.98, max 3.
 lab-b to (1,2 GB): median 1.5, mean 1.5, p95 = 1 + 0.95 * 1 = 1.95, p99 = 1.99, max 2.
+lab-a from durations 10,20,30 s: median 20, mean 20, p95 = 20 + 0.9 * 10 = 29, p99 = 29.8, max 30; rates all 0.8.
+lab-a to (s4, s5): sizes 4,10 GB: median 7, mean 7, p95 = 4 + 0.95 * 6 = 9.7, p99 = 9.94, max 10;
+  durations 40,50 s: 45, 45, 49.5, 49.9, 50; rates .8,1.6 Gb/s: 1.2, 1.2, 1.56, 1.592, 1.6.
+lab-b from (s4 alone): 4 GB, 40 s, 0.8 Gb/s for every statistic.
+lab-b to durations 10,20 s: 15, 15, 19.5, 19.9, 20; rates all 0.8.
+
+Cheetahs (latest event per flow): netflow f1 (seq 3: 3 GB) + f3 (1 GB) = 2 flows, 4 GB; probe f2
+0.5 GB; total 3 flows, 4.5 GB. Records: 7 flows; 6 rejected (3 + 2 + 1).
+
+EXPECTED_REPORT below is the whole report written out from these figures (units: decimal, two
+decimals; seconds with one), so the CLI is checked against numbers, not against render().
 """
 
 from __future__ import annotations
@@ -33,6 +44,58 @@ from cheetah_warehouse.sites import Sites, parse_sites
 from tests.warehouse_process import Warehouse, run_cli, sql
 
 GB = 1e9
+
+EXPECTED_REPORT = """\
+Cheetah warehouse report ({url})
+
+Records
+                       records
+  -------------------  -------
+  flow records stored        7
+  rejected                   6
+
+Rejected by stage and reason
+  stage      reason                records
+  ---------  --------------------  -------
+  normalize  inverted_times              3
+  goflow2    malformed_datagram          2
+  warehouse  undecodable_protobuf        1
+
+Cheetahs (latest event per flow)
+  source   flows      bytes
+  -------  -----  ---------
+  netflow      2    4.00 GB
+  probe        1  500.00 MB
+  total        3    4.50 GB
+
+Flowsets by N (member flows per parallel flowset)
+  site   direction  N=1  2-4  5-8  9-16  >16  sets
+  -----  ---------  ---  ---  ---  ----  ---  ----
+  lab-a  from         1    1    1     0    0     3
+  lab-a  to           0    0    0     1    1     2
+  lab-b  from         0    0    0     1    0     1
+  lab-b  to           1    1    0     0    0     2
+  all    all          1    1    1     1    1     5
+
+Flowset shape: size, duration, rate (median, mean, 95th, 99th percentile, max)
+  site   direction  metric    sets       median         mean          p95          p99          max
+  -----  ---------  --------  ----  -----------  -----------  -----------  -----------  -----------
+  lab-a  from       size         3      2.00 GB      2.00 GB      2.90 GB      2.98 GB      3.00 GB
+  lab-a  from       duration     3       20.0 s       20.0 s       29.0 s       29.8 s       30.0 s
+  lab-a  from       rate         3  800.00 Mb/s  800.00 Mb/s  800.00 Mb/s  800.00 Mb/s  800.00 Mb/s
+  lab-a  to         size         2      7.00 GB      7.00 GB      9.70 GB      9.94 GB     10.00 GB
+  lab-a  to         duration     2       45.0 s       45.0 s       49.5 s       49.9 s       50.0 s
+  lab-a  to         rate         2    1.20 Gb/s    1.20 Gb/s    1.56 Gb/s    1.59 Gb/s    1.60 Gb/s
+  lab-b  from       size         1      4.00 GB      4.00 GB      4.00 GB      4.00 GB      4.00 GB
+  lab-b  from       duration     1       40.0 s       40.0 s       40.0 s       40.0 s       40.0 s
+  lab-b  from       rate         1  800.00 Mb/s  800.00 Mb/s  800.00 Mb/s  800.00 Mb/s  800.00 Mb/s
+  lab-b  to         size         2      1.50 GB      1.50 GB      1.95 GB      1.99 GB      2.00 GB
+  lab-b  to         duration     2       15.0 s       15.0 s       19.5 s       19.9 s       20.0 s
+  lab-b  to         rate         2  800.00 Mb/s  800.00 Mb/s  800.00 Mb/s  800.00 Mb/s  800.00 Mb/s
+  all    all        size         5      3.00 GB      4.00 GB      8.80 GB      9.76 GB     10.00 GB
+  all    all        duration     5       30.0 s       30.0 s       48.0 s       49.6 s       50.0 s
+  all    all        rate         5  800.00 Mb/s  960.00 Mb/s    1.44 Gb/s    1.57 Gb/s    1.60 Gb/s
+"""
 SITES = {"lab-a": ["198.18.1.0/24"], "lab-b": ["198.18.2.0/24"]}
 A, B, OUTSIDE = "::ffff:198.18.1.10", "::ffff:198.18.2.20", "::ffff:198.19.0.5"
 
@@ -140,7 +203,11 @@ def test_report_command_prints_the_report(served: Warehouse, report_data: Report
     sites.write_text(json.dumps(SITES))
     result = run_cli("report", "--url", served.url, "--sites", str(sites))
     assert result.returncode == 0, result.stderr
-    assert result.stdout == render(report_data, served.url)
+    assert result.stdout == EXPECTED_REPORT.format(url=served.url)
+
+
+def test_render_lays_out_the_hand_computed_figures(report_data: ReportData) -> None:
+    assert render(report_data, "http://test") == EXPECTED_REPORT.format(url="http://test")
 
 
 def test_report_without_sites_has_only_overall_rows(served: Warehouse, report_data: ReportData) -> None:
