@@ -188,6 +188,17 @@ def build_parser() -> argparse.ArgumentParser:
     ca.add_argument("--idle", type=float, help="stop this many seconds after the last datagram")
     ca.add_argument("--timeout", type=float, default=3600.0, help="stop after this many seconds in any case")
 
+    rt = sub.add_parser(
+        "records-truth",
+        help="cheetahs and flowsets of a datagram file's records (exact peaks)",
+        description="Decode a datagram file (from `catch` or --datagrams-out), stitch its records per 5-tuple "
+        "and write cheetahs.csv, flowsets.csv and truth.json by the truth's rules (whole-byte interval shares).",
+        formatter_class=argparse.ArgumentDefaultsHelpFormatter,
+    )
+    rt.add_argument("--in", dest="infile", type=Path, required=True)
+    rt.add_argument("--truth", type=Path, required=True, help="directory for the truth files")
+    _add_truth_args(rt, 1e9, 60.0, 10.0)
+
     rp = sub.add_parser(
         "replay",
         help="send a datagram file, paced",
@@ -211,6 +222,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             return _catch(args)
         if args.command == "replay":
             return _replay(args)
+        if args.command == "records-truth":
+            return _records_truth(args)
     except (ValueError, RuntimeError) as e:
         print(f"error: {e}", file=sys.stderr)
         return 2
@@ -301,6 +314,19 @@ def _catch(args: argparse.Namespace) -> int:
         stopped.wait(0.2 if not (args.count or args.idle) else 0)
     n = catcher.stop()
     print(f"caught {n} datagrams into {args.out}", file=sys.stderr)
+    return 0
+
+
+def _records_truth(args: argparse.Namespace) -> int:
+    from .records_truth import records_truth
+    from .truth_io import write_truth
+
+    tp = _truth_params(args)
+    rt = records_truth((d.payload for d in read_datagrams(args.infile)), tp)
+    params = {"mode": "records", "in": str(args.infile), "H": tp.h_bytes, "I_ms": tp.interval_ms}
+    params |= {"tau_ms": tp.tau_ms, "G_ms": tp.gap_ms}
+    write_truth(args.truth, params, rt.cheetahs, rt.flowsets, {"records": rt.records})
+    print(f"{rt.records} records: {len(rt.cheetahs)} cheetahs, {len(rt.flowsets)} flowsets", file=sys.stderr)
     return 0
 
 

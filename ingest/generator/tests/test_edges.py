@@ -193,3 +193,18 @@ def test_parameters_it_cannot_serve_are_refused() -> None:
         build_scenario(WorkloadParams(time_base_ms=BASE, span_ms=200_000, margin_ms=0), TruthParams(), EP, "edges")
     with pytest.raises(ValueError, match="must fit in I"):
         build_scenario(WP, TruthParams(gap_ms=50_000), EP, "edges")
+
+
+@pytest.mark.parametrize("version", [9, 10])
+def test_the_records_on_the_wire_give_the_same_truth(version: int) -> None:
+    # records-truth decodes the datagrams (sampling from the options records) and applies truth.py:
+    # what a collector can know from the wire is exactly the model's truth.
+    from dataclasses import replace
+
+    from cheetah_generator.records_truth import records_truth
+
+    sc = build_scenario(WP, TruthParams(), replace(EP, version=version), "edges")
+    rt = records_truth((d.payload for d in datagrams_of(sc)), TruthParams())
+    assert rt.records == len(sc.records)
+    assert rt.cheetahs == sc.cheetahs
+    assert rt.flowsets == sc.flowsets
