@@ -16,6 +16,7 @@ from .dgram_file import StoredDatagram, read_datagrams
 from .netflow_run import run_netflow
 from .pacing import Pace, Progress, parse_target, send_paced
 from .params import DEFAULT_TIME_BASE_MS, ExportParams, TruthParams, WorkloadParams
+from .scenario import WORKLOADS
 
 DESCRIPTION = """\
 Cheetah traffic generator. Models a research site's traffic (mice, real-time
@@ -59,6 +60,17 @@ def _positive_float(text: str) -> float:
     return v
 
 
+def _sampling(text: str) -> tuple[int, ...]:
+    """N, or N1,N2,... (one per exporter)."""
+    try:
+        rates = tuple(int(x) for x in text.split(","))
+    except ValueError as e:
+        raise argparse.ArgumentTypeError(f"sampling {text!r}: give 1:N as N, or one N per exporter as N1,N2") from e
+    if any(n < 1 for n in rates):
+        raise argparse.ArgumentTypeError(f"sampling {text!r}: every N must be >= 1")
+    return rates
+
+
 def _add_truth_args(p: argparse.ArgumentParser, h: float, i: float, tau: float) -> None:
     g = p.add_argument_group("truth definitions (ARCHITECTURE.md)")
     g.add_argument("--h-bytes", type=float, default=h, help="cheetah threshold H, bytes within one interval")
@@ -99,13 +111,25 @@ def build_parser() -> argparse.ArgumentParser:
     )
     ex = nf.add_argument_group("exporter")
     ex.add_argument("--version", type=int, choices=(9, 10), default=9, help="9 = NetFlow v9, 10 = IPFIX")
-    ex.add_argument("--sampling", type=int, default=1, help="1:N packet sampling (announced in an options record)")
+    ex.add_argument(
+        "--sampling",
+        type=_sampling,
+        default=(1,),
+        help="1:N packet sampling (announced in an options record); N1,N2,... gives each exporter its own",
+    )
     ex.add_argument("--active-timeout", type=_positive_float, default=60.0, help="active timeout, seconds")
     ex.add_argument("--exporters", type=int, default=2, help="modelled exporters (source ids / observation domains)")
     ex.add_argument("--source-id", type=int, default=1, help="source id of the first exporter")
     ex.add_argument("--template-every", type=int, default=100, help="re-send templates every N datagrams")
     ex.add_argument("--max-datagram", type=int, default=1400, help="maximum datagram size, bytes")
     wl = nf.add_argument_group("workload")
+    wl.add_argument(
+        "--workload",
+        choices=WORKLOADS,
+        default="research",
+        help="research: the seeded site model; edges: a small fixed set of flows on the definitions' edges "
+        "(exactly H, G, tau and one off; sampled; see edges.py)",
+    )
     wl.add_argument("--seed", type=int, default=1, help="random seed: same seed and options, same bytes")
     wl.add_argument(
         "--time-base",
@@ -164,6 +188,17 @@ def build_parser() -> argparse.ArgumentParser:
     ca.add_argument("--idle", type=float, help="stop this many seconds after the last datagram")
     ca.add_argument("--timeout", type=float, default=3600.0, help="stop after this many seconds in any case")
 
+    rt = sub.add_parser(
+        "records-truth",
+        help="cheetahs and flowsets of a datagram file's records (exact peaks)",
+        description="Decode a datagram file (from `catch` or --datagrams-out), stitch its records per 5-tuple "
+        "and write cheetahs.csv, flowsets.csv and truth.json by the truth's rules (whole-byte interval shares).",
+        formatter_class=argparse.ArgumentDefaultsHelpFormatter,
+    )
+    rt.add_argument("--in", dest="infile", type=Path, required=True)
+    rt.add_argument("--truth", type=Path, required=True, help="directory for the truth files")
+    _add_truth_args(rt, 1e9, 60.0, 10.0)
+
     rp = sub.add_parser(
         "replay",
         help="send a datagram file, paced",
@@ -187,6 +222,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             return _catch(args)
         if args.command == "replay":
             return _replay(args)
+        if args.command == "records-truth":
+            return _records_truth(args)
     except (ValueError, RuntimeError) as e:
         print(f"error: {e}", file=sys.stderr)
         return 2
@@ -224,7 +261,8 @@ def _netflow(args: argparse.Namespace) -> int:
     )
     ep = ExportParams(
         version=args.version,
-        sampling=args.sampling,
+        sampling=args.sampling[0],
+        exporter_sampling=args.sampling if len(args.sampling) > 1 else (),
         active_timeout_ms=round(args.active_timeout * 1000),
         exporters=args.exporters,
         source_id_base=args.source_id,
@@ -240,6 +278,7 @@ def _netflow(args: argparse.Namespace) -> int:
         Pace(args.rate, args.pps),
         datagrams_out=args.datagrams_out,
         quiet=args.quiet,
+        kind=args.workload,
     )
     return 0
 
@@ -275,6 +314,19 @@ def _catch(args: argparse.Namespace) -> int:
         stopped.wait(0.2 if not (args.count or args.idle) else 0)
     n = catcher.stop()
     print(f"caught {n} datagrams into {args.out}", file=sys.stderr)
+    return 0
+
+
+def _records_truth(args: argparse.Namespace) -> int:
+    from .records_truth import records_truth
+    from .truth_io import write_truth
+
+    tp = _truth_params(args)
+    rt = records_truth((d.payload for d in read_datagrams(args.infile)), tp)
+    params = {"mode": "records", "in": str(args.infile), "H": tp.h_bytes, "I_ms": tp.interval_ms}
+    params |= {"tau_ms": tp.tau_ms, "G_ms": tp.gap_ms}
+    write_truth(args.truth, params, rt.cheetahs, rt.flowsets, {"records": rt.records})
+    print(f"{rt.records} records: {len(rt.cheetahs)} cheetahs, {len(rt.flowsets)} flowsets", file=sys.stderr)
     return 0
 
 

@@ -53,11 +53,12 @@ class _Encoder:
         self.ident = ident
         self.sequence = 0
         v9 = params.version == 9
+        n = params.sampling_of(ident.index)
         self.record_len = (netflow_v9 if v9 else ipfix).FLOW_RECORD.size
         self.header_len = netflow_v9.HEADER_LEN if v9 else ipfix.HEADER_LEN
         if v9:
             tmpl = [netflow_v9.template_flowset(FLOW_TEMPLATE_ID, netflow_v9.FLOW_FIELDS)]
-            if params.sampling > 1:
+            if n > 1:
                 tmpl.append(
                     netflow_v9.options_template_flowset(
                         OPTIONS_TEMPLATE_ID, netflow_v9.OPTION_SCOPES, netflow_v9.OPTION_FIELDS
@@ -65,18 +66,18 @@ class _Encoder:
                 )
                 tmpl.append(
                     netflow_v9.flowset(
-                        OPTIONS_TEMPLATE_ID, netflow_v9.sampling_record(ident.source_id, params.sampling)
+                        OPTIONS_TEMPLATE_ID, netflow_v9.sampling_record(ident.source_id, n)
                     )
                 )
         else:
             tmpl = [ipfix.template_set(FLOW_TEMPLATE_ID, ipfix.FLOW_FIELDS)]
-            if params.sampling > 1:
+            if n > 1:
                 tmpl.append(ipfix.options_template_set(OPTIONS_TEMPLATE_ID, ipfix.OPTION_SCOPES, ipfix.OPTION_FIELDS))
-                tmpl.append(ipfix.set_(OPTIONS_TEMPLATE_ID, ipfix.sampling_record(ident.source_id, params.sampling)))
+                tmpl.append(ipfix.set_(OPTIONS_TEMPLATE_ID, ipfix.sampling_record(ident.source_id, n)))
         self.templates = b"".join(tmpl)
         # template records + options template records + options data records
-        self.template_records = 1 + (2 if params.sampling > 1 else 0)
-        self.option_data_records = 1 if params.sampling > 1 else 0
+        self.template_records = 1 + (2 if n > 1 else 0)
+        self.option_data_records = 1 if n > 1 else 0
 
     def capacity(self, with_templates: bool) -> int:
         room = self.p.max_datagram_bytes - self.header_len - 4

@@ -56,7 +56,7 @@ class TruthGuard:
             return Verdict(False, False, flow.start_ms)
         recs = self.records(flow, -1)
         m_peak = model_peak(flow, self.t.interval_ms)
-        s = self.e.sampling
+        s = self.e.sampling_of(flow.exporter)
         r_peak = peak_interval_bytes(((r.first_ms, r.last_ms, r.bytes * s) for r in recs), self.t.interval_ms)
         ambiguous = (
             self._low <= m_peak <= self._high
@@ -67,7 +67,7 @@ class TruthGuard:
         return Verdict(ambiguous, r_peak >= self.t.h_bytes and not ambiguous, start)
 
     def records(self, flow: Flow, index: int) -> list[ExportRecord]:
-        return split_flow(flow, index, self.e.active_timeout_ms, self.e.sampling)
+        return split_flow(flow, index, self.e.active_timeout_ms, self.e.sampling_of(flow.exporter))
 
     def accept_one(self, flow: Flow) -> bool:
         if flow.bytes < self._low:  # fast path: clearly not a cheetah, nothing to remember

@@ -9,7 +9,9 @@ from pathlib import Path
 from typing import Any
 
 from .dgram_file import DatagramWriter, StoredDatagram
+from .edges import EdgeCase
 from .export import build_datagrams, exporter_identities
+from .flows import ip_to_str
 from .pacing import Pace, Progress, SendStats, send_paced
 from .params import ExportParams, TruthParams, WorkloadParams
 from .scenario import Scenario, build_scenario
@@ -28,11 +30,13 @@ def truth_params_doc(sc: Scenario) -> dict[str, Any]:
     wp, tp, ep = sc.workload, sc.truth_params, sc.export
     return {
         "mode": "netflow",
+        "workload_kind": sc.kind,
         "H": tp.h_bytes,
         "I_ms": tp.interval_ms,
         "tau_ms": tp.tau_ms,
         "G_ms": tp.gap_ms,
         "sampling": ep.sampling,
+        "sampling_per_exporter": [ep.sampling_of(k) for k in range(ep.exporters)],
         "active_timeout_ms": ep.active_timeout_ms,
         "seed": wp.seed,
         "version": ep.version,
@@ -55,6 +59,16 @@ def truth_params_doc(sc: Scenario) -> dict[str, Any]:
     }
 
 
+def case_doc(sc: Scenario, case: EdgeCase) -> dict[str, Any]:
+    """An edges case for people reading truth.json: what it checks and the 5-tuples it uses."""
+    keys = [sc.flows[i].key for i in case.flow_indices]
+    return {
+        "name": case.name,
+        "expect": case.expect,
+        "flows": [[ip_to_str(k.src), ip_to_str(k.dst), k.src_port, k.dst_port, k.proto] for k in keys],
+    }
+
+
 def datagrams_of(sc: Scenario) -> Iterator[StoredDatagram]:
     for d in build_datagrams(sc.flows, sc.records, sc.export, sc.workload.time_base_ms):
         yield StoredDatagram(d.payload, d.export_ms, d.exporter, d.records)
@@ -69,18 +83,20 @@ def run_netflow(
     pace: Pace,
     datagrams_out: Path | None = None,
     quiet: bool = False,
+    kind: str = "research",
 ) -> RunResult:
     log = None if quiet else sys.stderr
-    sc = build_scenario(wp, tp, ep)
+    sc = build_scenario(wp, tp, ep, kind)
     datagrams = list(datagrams_of(sc))
     totals = {"records": len(sc.records), "datagrams": len(datagrams), "flows": sc.exported_flows}
     if truth_dir is not None:
-        write_truth(truth_dir, truth_params_doc(sc), sc.cheetahs, sc.flowsets, totals)
+        extra = {"cases": [case_doc(sc, c) for c in sc.cases]} if sc.cases else None
+        write_truth(truth_dir, truth_params_doc(sc), sc.cheetahs, sc.flowsets, totals, extra)
         write_sites(truth_dir, make_sites(wp.sites))
     if log:
         log.write(
             f"workload seed {wp.seed}: {len(sc.flows)} flows, {totals['records']} records in "
-            f"{totals['datagrams']} datagrams (v{ep.version}, 1:{ep.sampling}), "
+            f"{totals['datagrams']} datagrams (v{ep.version}, 1:{ep.exporters_sampling_text()}), "
             f"{len(sc.cheetahs)} cheetahs, {len(sc.flowsets)} flowsets"
             + (f"; truth in {truth_dir}" if truth_dir else "")
             + "\n"

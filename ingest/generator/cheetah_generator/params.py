@@ -40,6 +40,8 @@ class ExportParams:
 
     version: int = 9  # 9 = NetFlow v9 (RFC 3954), 10 = IPFIX (RFC 7011)
     sampling: int = 1  # 1:N packet sampling; exported counts are floor(x / N)
+    # 1:N per exporter (index k), overriding `sampling` when given: one entry per exporter
+    exporter_sampling: tuple[int, ...] = ()
     active_timeout_ms: int = 60_000
     exporters: int = 2  # modelled exporters, distinct source id / observation domain
     source_id_base: int = 1  # exporter k has source id source_id_base + k
@@ -51,8 +53,13 @@ class ExportParams:
     def __post_init__(self) -> None:
         if self.version not in (9, 10):
             raise ValueError(f"export version must be 9 or 10, got {self.version}")
-        if self.sampling < 1:
-            raise ValueError(f"sampling must be >= 1 (1:N), got {self.sampling}")
+        if self.sampling < 1 or any(n < 1 for n in self.exporter_sampling):
+            raise ValueError(f"sampling must be >= 1 (1:N), got {self.sampling} {list(self.exporter_sampling)}")
+        if self.exporter_sampling and len(self.exporter_sampling) != self.exporters:
+            raise ValueError(
+                f"per-exporter sampling needs one rate per exporter: {len(self.exporter_sampling)} "
+                f"rates ({self.exporters_sampling_text()}) for {self.exporters} exporters"
+            )
         if self.active_timeout_ms <= 0:
             raise ValueError(f"active timeout must be > 0 ms, got {self.active_timeout_ms}")
         if self.exporters < 1:
@@ -61,6 +68,14 @@ class ExportParams:
             raise ValueError(f"max datagram size must be in [200, 65000], got {self.max_datagram_bytes}")
         if self.template_every < 1:
             raise ValueError(f"template_every must be >= 1, got {self.template_every}")
+
+
+    def sampling_of(self, exporter: int) -> int:
+        """1:N of modelled exporter `exporter` (its index)."""
+        return self.exporter_sampling[exporter] if self.exporter_sampling else self.sampling
+
+    def exporters_sampling_text(self) -> str:
+        return ",".join(str(n) for n in self.exporter_sampling) or str(self.sampling)
 
 
 @dataclass(frozen=True)

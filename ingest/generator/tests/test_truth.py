@@ -2,18 +2,19 @@
 
 from __future__ import annotations
 
-from fractions import Fraction
-
 from cheetah_generator.flows import PROTO_TCP, FiveTuple, Flow
+from cheetah_generator.params import ExportParams
 from cheetah_generator.records import split_flow
 from cheetah_generator.scenario import observe
 from cheetah_generator.truth import (
     Cheetah,
     ObservedFlow,
+    SeenRecord,
     find_cheetahs,
     group_flowsets,
     interval_bytes,
     peak_interval_bytes,
+    stitch,
 )
 
 H = 1_000_000_000
@@ -62,11 +63,65 @@ class TestCheetah:
     def test_zero_length_record_counts_in_its_interval(self) -> None:
         assert interval_bytes([(MIDNIGHT + 5, MIDNIGHT + 5, 7)], I) == {MIDNIGHT // I: 7}
 
-    def test_exact_fractions_round_half_up(self) -> None:
+    def test_shares_are_differences_of_floored_cumulative_bytes(self) -> None:
+        # 1000 B over [999, 2001) (1002 ms), I = 1 s: sent by 1000 ms floor(1000 * 1 / 1002) = 0,
+        # by 2000 ms floor(1000 * 1001 / 1002) = 999, the rest (1) in [2000, 2001).
+        assert interval_bytes([(999, 2001, 1000)], 1000) == {0: 0, 1: 999, 2: 1}
+        # Spreading exact fractions would give 998.004 (rounded: 998) to the middle interval.
+        assert peak_interval_bytes([(999, 2001, 1000)], 1000) == 999
+
+    def test_shares_of_several_records_add_up_per_interval(self) -> None:
+        # I = 2 ms. 10 B over [0, 3): floor(10 * 2 / 3) = 6 by 2 ms, 4 after; 10 B over [3, 6): 3 by 4 ms, 7 after.
+        assert interval_bytes([(0, 3, 10), (3, 6, 10)], 2) == {0: 6, 1: 4 + 3, 2: 7}
+
+    def test_a_record_ending_on_an_interval_edge_stays_in_its_interval(self) -> None:
+        assert interval_bytes([(MIDNIGHT - 5, MIDNIGHT, 50)], I) == {MIDNIGHT // I - 1: 50}
+
+    def test_peak_is_exact_whole_bytes(self) -> None:
         f = flow(1, MIDNIGHT - 1, MIDNIGHT + I - 1, 2 * H + 1)
-        assert peak_interval_bytes(f.spans, I) == Fraction((2 * H + 1) * (I - 1), I)
+        # [M - 1, M): floor(2000000001 * 1 / 60000) = 33333 B; the rest in [M, M + I).
+        assert interval_bytes(f.spans, I) == {MIDNIGHT // I - 1: 33_333, MIDNIGHT // I: 2 * H + 1 - 33_333}
         [c] = find_cheetahs([f], H, I)
-        assert c.peak_interval_bytes == 1_999_966_668  # 2000000001 * 59999 / 60000 = 1999966667.65
+        assert c.peak_interval_bytes == 1_999_966_668
+
+
+class TestStitching:
+    G = 30_000
+
+    def rec(self, first: int, last: int, nbytes: int = 100, sport: int = 1, exporter: int = 0) -> SeenRecord:
+        return SeenRecord(exporter, key(sport), first, last, nbytes)
+
+    def test_gap_of_exactly_g_joins(self) -> None:
+        [f] = stitch([self.rec(0, 1_000), self.rec(1_000 + self.G, 2_000 + self.G)], self.G)
+        assert (f.start_ms, f.end_ms, f.bytes) == (0, 2_000 + self.G, 200)
+
+    def test_gap_of_g_plus_one_ms_splits(self) -> None:
+        flows = stitch([self.rec(0, 1_000), self.rec(1_001 + self.G, 2_000 + self.G)], self.G)
+        assert [(f.start_ms, f.end_ms) for f in flows] == [(0, 1_000), (1_001 + self.G, 2_000 + self.G)]
+
+    def test_gap_counts_from_the_latest_end_not_the_last_record(self) -> None:
+        # The second record ends inside the first: the third is G after the first's end.
+        recs = [self.rec(0, 50_000), self.rec(10_000, 20_000), self.rec(50_000 + self.G, 90_000)]
+        [f] = stitch(recs, self.G)
+        assert f.end_ms == 90_000 and len(f.spans) == 3
+
+    def test_records_arrive_in_any_order(self) -> None:
+        recs = [self.rec(1_000 + self.G, 2_000 + self.G), self.rec(0, 1_000)]
+        [f] = stitch(recs, self.G)
+        assert f.spans == ((0, 1_000, 100), (1_000 + self.G, 2_000 + self.G, 100))
+
+    def test_other_tuple_or_other_exporter_never_joins(self) -> None:
+        recs = [self.rec(0, 1_000), self.rec(1_000, 2_000, sport=2), self.rec(1_000, 2_000, exporter=1)]
+        assert len(stitch(recs, self.G)) == 3
+
+    def test_stitching_decides_cheetah_or_not(self) -> None:
+        # 0.6 H + 0.6 H in one interval: a cheetah only as one flow.
+        a, b = (MIDNIGHT, MIDNIGHT + 10_000), (MIDNIGHT + 10_000 + self.G, MIDNIGHT + 20_000 + self.G)
+        joined = stitch([self.rec(*a, 3 * H // 5), self.rec(*b, 3 * H // 5)], self.G)
+        assert [c.peak_interval_bytes for c in find_cheetahs(joined, H, I)] == [6 * H // 5]
+        b1 = (b[0] + 1, b[1] + 1)
+        split = stitch([self.rec(*a, 3 * H // 5), self.rec(*b1, 3 * H // 5)], self.G)
+        assert find_cheetahs(split, H, I) == []
 
 
 class TestFlowset:
@@ -109,7 +164,7 @@ class TestExportedTruth:
     def test_sampled_bytes_are_what_the_collector_scales_back(self) -> None:
         f = Flow(key(1), MIDNIGHT, MIDNIGHT + 150_000, bytes=3_000_000_007, packets=2_000_003, kind="transfer")
         recs = split_flow(f, 0, active_timeout_ms=60_000, sampling=100)
-        [obs] = observe([f], recs, 100)
+        [obs] = observe([f], recs, ExportParams(sampling=100), gap_ms=30_000)
         assert obs.bytes == sum(r.bytes * 100 for r in recs)
         assert obs.bytes == sum((f.bytes_between(r.first_ms, r.last_ms) // 100) * 100 for r in recs)
         assert obs.bytes < f.bytes

@@ -35,7 +35,7 @@ final class TruthCheck {
 
   static Outcome cheetahs(List<String> truthCsv, List<String> actualCsv) {
     // key: src,dst,src_port,dst_port,proto,start_ms; exact: end_ms, bytes; approx: peak
-    return compare(truthCsv, actualCsv, 6, new int[] {6, 7}, 8, 0.01);
+    return compare(truthCsv, actualCsv, 6, new int[] {6, 7}, 8, 0);
   }
 
   static Outcome flowsets(List<String> truthCsv, List<String> actualCsv) {

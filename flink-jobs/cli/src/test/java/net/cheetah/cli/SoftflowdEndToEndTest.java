@@ -146,8 +146,28 @@ class SoftflowdEndToEndTest {
           .isEqualTo(datagrams);
     }
 
+    // The peak interval of softflowd's records, apportioned as the definition says (exact).
+    Path recordsTruth = dir.resolve("records-truth");
+    EndToEnd.generator(
+        tools,
+        logs,
+        "records-truth",
+        List.of(
+            "records-truth",
+            "--in",
+            export.toString(),
+            "--truth",
+            recordsTruth.toString(),
+            "--h-bytes",
+            "2e7",
+            "--interval-s",
+            "10",
+            "--tau-s",
+            "10",
+            "--gap-s",
+            "5"));
     Path expected = dir.resolve("expected");
-    List<String>[] exp = softflowdTruth(pcap, truth, expected);
+    List<String>[] exp = softflowdTruth(pcap, truth, recordsTruth, expected);
     CheetahConfig cfg = EndToEnd.config(DETECTION);
     try (Stack stack =
         new Stack(cfg, tools, dir.resolve("stack"), true, s -> EndToEnd.say(TEST, s))) {
@@ -179,13 +199,30 @@ class SoftflowdEndToEndTest {
   /**
    * The generator's pcap truth (which cheetahs, which flowsets, bytes) with start and end as
    * softflowd reports them: the first and last packet of the TCP connection, both directions (the
-   * generator's truth uses the forward direction only, up to 1 ms earlier). Writes and returns the
+   * generator's truth uses the forward direction only, up to 1 ms earlier), and the peak interval
+   * of softflowd's records ({@code records-truth}: the packets' peak is not what any record-based
+   * apportioning sees). Both truths must name the same cheetahs. Writes and returns the
    * cheetahs.csv and flowsets.csv lines.
    */
   @SuppressWarnings("unchecked")
-  static List<String>[] softflowdTruth(Path pcap, Path truth, Path out) throws Exception {
+  static List<String>[] softflowdTruth(Path pcap, Path truth, Path recordsTruth, Path out)
+      throws Exception {
     PcapBiflows flows = PcapBiflows.read(pcap);
     List<String> truthCheetahs = Files.readAllLines(truth.resolve("cheetahs.csv"));
+    java.util.Map<String, String> recordPeaks = new java.util.HashMap<>();
+    for (String line : Files.readAllLines(recordsTruth.resolve("cheetahs.csv"))) {
+      String[] f = line.split(",");
+      if (!line.startsWith("src,")) {
+        recordPeaks.put(String.join(",", java.util.Arrays.copyOf(f, 5)), f[8]);
+      }
+    }
+    assertThat(recordPeaks.keySet())
+        .as("cheetahs of softflowd's records vs the packet truth's")
+        .containsExactlyInAnyOrderElementsOf(
+            truthCheetahs.stream()
+                .skip(1)
+                .map(l -> String.join(",", java.util.Arrays.copyOf(l.split(","), 5)))
+                .toList());
     List<String> cheetahs = new ArrayList<>(List.of(truthCheetahs.get(0)));
     List<String[]> adjusted = new ArrayList<>();
     for (String line : truthCheetahs.subList(1, truthCheetahs.size())) {
@@ -202,6 +239,7 @@ class SoftflowdEndToEndTest {
       assertThat(ms.lastUs() - truthEnd).as("end of %s vs the truth", t).isBetween(0L, 1L);
       String[] a = f.clone();
       a[6] = Long.toString(ms.lastUs());
+      a[8] = recordPeaks.get(String.join(",", java.util.Arrays.copyOf(f, 5)));
       adjusted.add(a);
       cheetahs.add(String.join(",", a));
     }
