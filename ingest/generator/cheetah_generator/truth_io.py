@@ -1,4 +1,5 @@
-"""Writes the ground truth: truth.json, cheetahs.csv and flowsets.csv (headers match `cheetah analyze`)."""
+"""Writes the ground truth: truth.json, cheetahs.csv and flowsets.csv (headers match `cheetah analyze`),
+and flowset_members.csv (which cheetahs make up each flowset)."""
 
 from __future__ import annotations
 
@@ -15,6 +16,8 @@ from .truth import Cheetah, Flowset
 
 CHEETAH_COLUMNS = ("src", "dst", "src_port", "dst_port", "proto", "start_ms", "end_ms", "bytes", "peak_interval_bytes")
 FLOWSET_COLUMNS = ("src", "dst", "n_flows", "start_ms", "end_ms", "bytes", "duration_s", "rate_bps")
+# One row per member: the flowset (src, dst, flowset_start_ms) and the member's 5-tuple and start.
+MEMBER_COLUMNS = ("src", "dst", "flowset_start_ms", "src_port", "dst_port", "proto", "start_ms")
 
 
 def cheetah_row(c: Cheetah) -> dict[str, Any]:
@@ -42,6 +45,21 @@ def flowset_row(s: Flowset) -> dict[str, Any]:
         "duration_s": s.duration_s,
         "rate_bps": s.rate_bps,
     }
+
+
+def member_rows(s: Flowset) -> list[dict[str, Any]]:
+    return [
+        {
+            "src": ip_to_str(m.key.src),
+            "dst": ip_to_str(m.key.dst),
+            "flowset_start_ms": s.start_ms,
+            "src_port": m.key.src_port,
+            "dst_port": m.key.dst_port,
+            "proto": m.key.proto,
+            "start_ms": m.start_ms,
+        }
+        for m in s.members
+    ]
 
 
 def truth_document(
@@ -79,6 +97,7 @@ def write_truth(
     (out_dir / "truth.json").write_text(json.dumps(doc, indent=1) + "\n")
     _write_csv(out_dir / "cheetahs.csv", CHEETAH_COLUMNS, [cheetah_row(c) for c in cheetahs])
     _write_csv(out_dir / "flowsets.csv", FLOWSET_COLUMNS, [flowset_row(s) for s in flowsets])
+    _write_csv(out_dir / "flowset_members.csv", MEMBER_COLUMNS, [r for s in flowsets for r in member_rows(s)])
 
 
 def write_sites(out_dir: Path, sites: Sequence[Site]) -> None:

@@ -73,9 +73,11 @@ final class DemoCommand implements Callable<Integer> {
    * cheetahs become redirect decisions and its α flows /24 prefix filters; one site is protected
    * and K is small, so the audit shows both guardrails refusing. --set overrides any of them.
    */
+  static final String DEVICE = "demo-router";
+
   static final Map<String, String> DEMO_REDIRECTS =
       Map.of(
-          "redirects.link-devices", "127.0.0.1=demo-router",
+          "redirects.link-devices", "127.0.0.1=" + DEVICE,
           "redirects.protected-prefixes", "198.18.6.0/24",
           "redirects.max-rules-per-device", "20",
           "redirects.prefix-filter-length", "24");
@@ -91,6 +93,9 @@ final class DemoCommand implements Callable<Integer> {
     long t0 = System.nanoTime();
     try (Stack stack = new Stack(cfg, tools, data, true, s -> say(s))) {
       stack.start();
+      WarehouseClient wh = new WarehouseClient(stack.warehouseUrl());
+      // Copies of a result stay visible to the stored-once check (StoredOnce).
+      StoredOnce.stopMerges(tools, wh);
       say(String.format(Locale.ROOT, "stack up in %.1f s", (System.nanoTime() - t0) / 1e9));
       long timeBase = timeBase();
       // The probe's link traffic lies inside the NetFlow workload's span, so every NOC chart
@@ -98,57 +103,128 @@ final class DemoCommand implements Callable<Integer> {
       Path probeSummary =
           new DemoProbe(tools, DemoCommand::say)
               .run(data.resolve("probe"), stack.bootstrap(), seed, timeBase / 1000 + 1800);
+      Path probeTruth = data.resolve("probe").resolve("truth.json");
       Path truth = data.resolve("truth");
       generate(tools, cfg.detection(), stack.netflowPort(), truth, timeBase);
       int expectedFlowsets = rows(truth.resolve("flowsets.csv"));
       int expectedCheetahs = rows(truth.resolve("cheetahs.csv"));
-      WarehouseClient wh = new WarehouseClient(stack.warehouseUrl());
       long[] last = waitForResults(tools, wh, expectedCheetahs, expectedFlowsets);
       long[] link = waitForLinkResults(tools, wh);
+      // Counts can pause while the warehouse is busy: compare only once it consumed everything
+      // committed (its offsets at the topics' ends).
+      long lag = stack.awaitWarehouseCaughtUp(timeout);
+      if (lag != 0) {
+        say("warning: the warehouse is " + lag + " committed records behind after " + timeout);
+      }
+      last = progress(tools, wh);
       say(
           String.format(
               Locale.ROOT, "results stored %.1f s after start", (System.nanoTime() - t0) / 1e9));
       report(tools, stack.warehouseUrl(), truth);
+      List<DemoChecks.Check> checks = new ArrayList<>();
       TruthCheck.Outcome c =
           TruthCheck.cheetahs(
               TruthCheck.read(truth.resolve("cheetahs.csv")),
               lines(wh.query(query(tools, "demo_cheetahs.sql"))));
+      checks.add(outcome(c, c.summary("cheetah flows"), "cheetah "));
       TruthCheck.Outcome f =
           TruthCheck.flowsets(
               TruthCheck.read(truth.resolve("flowsets.csv")),
               lines(wh.query(query(tools, "demo_flowsets.sql"))));
+      checks.add(outcome(f, f.summary("flowsets"), "flowset "));
+      TruthCheck.Outcome m =
+          TruthCheck.members(
+              TruthCheck.read(truth.resolve("flowset_members.csv")),
+              lines(wh.query(query(tools, "demo_flowset_members.sql"))));
+      checks.add(
+          outcome(
+              m, m.matched() + "/" + m.expected() + " flowsets have the truth's member flows", ""));
+      long sent = recordsSent(truth);
+      List<StoredOnce.Count> once = storedOnceCounts(tools, wh, stack.bootstrap());
+      long inKafka = once.get(0).items(); // flows.v1, read committed
+      List<String> recordDiffs = new ArrayList<>();
+      if (last[0] != sent) {
+        recordDiffs.add(String.format(Locale.ROOT, "%,d records stored, %,d sent", last[0], sent));
+      }
+      if (last[3] != 0) {
+        recordDiffs.add(
+            String.format(
+                Locale.ROOT,
+                "%,d records rejected: ./cheetah sql --set data-dir=%s \"SELECT stage, reason,"
+                    + " count() FROM rejected GROUP BY ALL\"",
+                last[3],
+                data));
+      }
+      if (inKafka > last[0]) {
+        recordDiffs.add(
+            String.format(
+                Locale.ROOT,
+                "%,d records are in flows.v1 but not in the warehouse",
+                inKafka - last[0]));
+      }
+      if (inKafka + last[3] < sent) {
+        recordDiffs.add(
+            String.format(
+                Locale.ROOT,
+                "%,d records never reached Kafka: UDP datagrams dropped before goflow2 read them"
+                    + " (socket buffer full while the machine was busy). Missing records split"
+                    + " flows, so results differ; run again with a lower --rate.",
+                sent - inKafka - last[3]));
+      }
+      checks.add(
+          new DemoChecks.Check(
+              String.format(
+                  Locale.ROOT,
+                  "%,d flow records stored of %,d sent, %,d rejected",
+                  last[0],
+                  sent,
+                  last[3]),
+              recordDiffs));
+      String info =
+          String.format(
+              Locale.ROOT,
+              "probe on %s: %,d link bins, %,d link statistics, %,d thresholds published (%,d from"
+                  + " simulated loss tables), %,d counter snapshots (summary: %s)",
+              DemoProbe.LINK,
+              link[0],
+              link[1],
+              link[2],
+              link[4],
+              link[3],
+              probeSummary);
+      checks.add(
+          DemoChecks.probe(
+              probeTruth,
+              lines(wh.query(query(tools, "demo_probe_cheetahs.sql"))),
+              DemoProbe.LINK,
+              DemoProbe.RATE_THRESHOLD_BPS));
+      checks.add(
+          DemoChecks.guardrails(
+              TruthCheck.read(truth.resolve("cheetahs.csv")),
+              lines(wh.query(query(tools, "demo_redirect_decisions.sql"))),
+              DEVICE,
+              cfg.redirects().protectedPrefixes(),
+              cfg.redirects().maxRulesPerDevice(),
+              cfg.redirects().prefixFilterLength()));
+      checks.add(storedOnce(once));
       System.out.println();
       System.out.println("Ground truth check (the generator's own model, computed independently):");
-      System.out.println("  " + c.summary("cheetah flows"));
-      System.out.println("  " + f.summary("flowsets"));
-      c.differences().stream().limit(10).forEach(d -> System.out.println("  cheetah " + d));
-      f.differences().stream().limit(10).forEach(d -> System.out.println("  flowset " + d));
-      long sent = recordsSent(truth);
-      System.out.printf(
-          Locale.ROOT,
-          "  %,d flow records stored of %,d sent, %,d rejected%n",
-          last[0],
-          sent,
-          last[3]);
-      System.out.printf(
-          Locale.ROOT,
-          "  probe on %s: %,d link bins, %,d link statistics, %,d thresholds published (%,d from"
-              + " simulated loss tables), %,d counter snapshots (summary: %s)%n",
-          DemoProbe.LINK,
-          link[0],
-          link[1],
-          link[2],
-          link[4],
-          link[3],
-          probeSummary);
-      if (last[0] + last[3] < sent) {
-        System.out.printf(
-            Locale.ROOT,
-            "  %,d records never reached Kafka: UDP datagrams dropped before goflow2 read them"
-                + " (socket buffer full while the machine was busy). Missing records split flows,"
-                + " so results differ; run again with a lower --rate.%n",
-            sent - last[0] - last[3]);
+      for (int i = 0; i < checks.size(); i++) {
+        if (i == 4) {
+          System.out.println("  " + info); // what the link side stored, before its checks
+        }
+        DemoChecks.Check k = checks.get(i);
+        System.out.println((k.ok() ? "  " : "  FAILED: ") + k.line());
+        k.differences().stream().limit(10).forEach(d -> System.out.println("      " + d));
+        if (k.differences().size() > 10) {
+          System.out.println("      ... " + (k.differences().size() - 10) + " more");
+        }
       }
+      long failed = checks.stream().filter(k -> !k.ok()).count();
+      System.out.println(
+          failed == 0
+              ? "  all " + checks.size() + " checks passed"
+              : "  " + failed + " of " + checks.size() + " checks FAILED");
       stack.stopCleanly(Duration.ofSeconds(30));
       say(
           String.format(
@@ -156,8 +232,55 @@ final class DemoCommand implements Callable<Integer> {
               "done in %.1f s; data kept in %s",
               (System.nanoTime() - t0) / 1e9,
               data));
-      return c.ok() && f.ok() ? 0 : 1;
+      return failed == 0 ? 0 : 1;
     }
+  }
+
+  private static DemoChecks.Check outcome(TruthCheck.Outcome o, String line, String prefix) {
+    return new DemoChecks.Check(
+        line, o.ok() && o.differences().isEmpty() ? List.of() : withSummary(o, prefix));
+  }
+
+  private static List<String> withSummary(TruthCheck.Outcome o, String prefix) {
+    List<String> d = new ArrayList<>();
+    o.differences().forEach(x -> d.add(prefix + x));
+    if (d.isEmpty()) {
+      d.add(o.summary("rows")); // counts differ without a listed difference
+    }
+    return d;
+  }
+
+  /**
+   * The NetFlow results and link statistics per key: their topics first (flows.v1, cheetahs.v1,
+   * flowsets.v1, links.stats.v1), then their tables.
+   */
+  private static List<StoredOnce.Count> storedOnceCounts(
+      Tools tools, WarehouseClient wh, String bootstrap) throws IOException, InterruptedException {
+    return StoredOnce.count(
+        tools,
+        wh,
+        bootstrap,
+        List.of(
+            StoredOnce.Result.FLOWS,
+            StoredOnce.Result.CHEETAHS,
+            StoredOnce.Result.FLOWSETS,
+            StoredOnce.Result.LINK_STATS));
+  }
+
+  /** No key twice on the NetFlow results' topics, nor in their tables without FINAL. */
+  private static DemoChecks.Check storedOnce(List<StoredOnce.Count> counts) {
+    List<String> diffs = counts.stream().filter(k -> !k.ok()).map(StoredOnce.Count::line).toList();
+    // StoredOnce.count lists the topics first, in the order of the results.
+    return new DemoChecks.Check(
+        String.format(
+            Locale.ROOT,
+            "stored once: %,d flow records, %,d cheetah events, %,d flowsets, %,d link statistics;"
+                + " no key twice on their topics or in their tables (without FINAL)",
+            counts.get(0).items(),
+            counts.get(1).items(),
+            counts.get(2).items(),
+            counts.get(3).items()),
+        diffs);
   }
 
   /**
@@ -223,6 +346,13 @@ final class DemoCommand implements Callable<Integer> {
     if (rc != 0) {
       throw new IllegalStateException("the workload generator failed (exit " + rc + ")");
     }
+  }
+
+  private static long[] progress(Tools tools, WarehouseClient wh)
+      throws IOException, InterruptedException {
+    return Arrays.stream(wh.query(query(tools, "demo_progress.sql")).trim().split("\t"))
+        .mapToLong(Long::parseLong)
+        .toArray();
   }
 
   /** Polls the warehouse until the expected results are stored and counts stop changing. */

@@ -82,6 +82,7 @@ class BadInputTest {
                 s -> EndToEnd.say(TEST, s));
         DatagramSocket udp = new DatagramSocket(new InetSocketAddress(EndToEnd.LOOPBACK, 0))) {
       stack.start();
+      EndToEnd.stopMerges(stack, tools);
       InetSocketAddress target = new InetSocketAddress(EndToEnd.LOOPBACK, stack.netflowPort());
       for (byte[] d :
           List.of(random, truncatedV5, version42, unknownTemplate, countTooLarge, invalidRecords)) {
@@ -185,6 +186,7 @@ class BadInputTest {
                   Long.toString(unixSecs * 1000 - 5_000),
                   "netflow_v5",
                   exporter));
+      EndToEnd.assertStoredOnce(stack, tools, StoredOnce.Result.FLOWS);
     }
     EndToEnd.say(TEST, String.format("passed in %.1f s", (System.nanoTime() - t0) / 1e9));
   }

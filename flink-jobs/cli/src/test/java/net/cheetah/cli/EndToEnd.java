@@ -330,6 +330,30 @@ final class EndToEnd {
     assertThat(f.ok()).as(f.summary("flowsets")).isTrue();
   }
 
+  /**
+   * Stops the warehouse's background merges for the rest of the stack's run, so that a result
+   * stored twice stays visible to {@link #assertStoredOnce}. Call right after {@code start()},
+   * before any result arrives.
+   */
+  static void stopMerges(Stack stack, Tools t) throws IOException, InterruptedException {
+    StoredOnce.stopMerges(t, new WarehouseClient(stack.warehouseUrl()));
+  }
+
+  /**
+   * Asserts that each result is stored once: no key twice on its topic (read committed) nor in its
+   * table without FINAL (after {@link #stopMerges}). StoredOnce explains the keys.
+   */
+  static void assertStoredOnce(Stack stack, Tools t, StoredOnce.Result... results)
+      throws IOException, InterruptedException {
+    List<StoredOnce.Count> counts =
+        StoredOnce.count(
+            t, new WarehouseClient(stack.warehouseUrl()), stack.bootstrap(), List.of(results));
+    counts.forEach(c -> System.err.println("stored once? " + c.line()));
+    assertThat(counts.stream().filter(c -> !c.ok()).map(StoredOnce.Count::line).toList())
+        .as("results stored more than once")
+        .isEmpty();
+  }
+
   /** Data rows of a truth/analyze CSV file (header dropped). */
   static int dataRows(Path csv) throws IOException {
     return (int)

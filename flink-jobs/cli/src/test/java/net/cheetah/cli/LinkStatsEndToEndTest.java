@@ -174,6 +174,8 @@ class LinkStatsEndToEndTest {
         assertThat(t.getVersion()).isGreaterThanOrEqualTo(1);
         assertThat(t.getReason()).startsWith("R = α_bg");
       }
+      EndToEnd.assertStoredOnce(
+          stack, tools, StoredOnce.Result.LINK_STATS, StoredOnce.Result.THRESHOLDS);
     }
   }
 
@@ -373,6 +375,7 @@ class LinkStatsEndToEndTest {
             s -> EndToEnd.say(TEST, s));
     try {
       stack.start();
+      EndToEnd.stopMerges(stack, tools);
     } catch (Exception | Error e) {
       stack.close();
       throw e;

@@ -1,5 +1,8 @@
 package net.cheetah.cli;
 
+import static net.cheetah.cli.StoredOnce.Result.CHEETAHS;
+import static net.cheetah.cli.StoredOnce.Result.FLOWS;
+import static net.cheetah.cli.StoredOnce.Result.FLOWSETS;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import java.math.BigDecimal;
@@ -87,6 +90,7 @@ class NfcapdAnalyzeReplayTest {
     try (Stack stack =
         new Stack(cfg, tools, dir.resolve("stack"), true, s -> EndToEnd.say(TEST, s))) {
       stack.start();
+      EndToEnd.stopMerges(stack, tools);
       List<String> args =
           List.of(
               "backfill",
@@ -150,6 +154,7 @@ class NfcapdAnalyzeReplayTest {
           TruthCheck.read(truth.resolve("flowsets.csv")),
           EndToEnd.csv(tools, wh, "demo_flowsets.sql"),
           "backfill");
+      EndToEnd.assertStoredOnce(stack, tools, FLOWS, CHEETAHS, FLOWSETS);
     }
   }
 
@@ -216,6 +221,7 @@ class NfcapdAnalyzeReplayTest {
     try (Stack stack =
         new Stack(cfg, tools, dir.resolve("stack"), true, s -> EndToEnd.say(TEST, s))) {
       stack.start();
+      EndToEnd.stopMerges(stack, tools);
       for (Path f : files) {
         EndToEnd.run(
             logs,
@@ -252,6 +258,7 @@ class NfcapdAnalyzeReplayTest {
       // The two paths agree on every column, the peak interval and the rate included.
       assertThat(rows(stCheetahs)).as("stored cheetahs vs analyze").isEqualTo(rows(anCheetahs));
       assertThat(rows(stFlowsets)).as("stored flowsets vs analyze").isEqualTo(rows(anFlowsets));
+      EndToEnd.assertStoredOnce(stack, tools, FLOWS, CHEETAHS, FLOWSETS);
     }
     EndToEnd.say(TEST, String.format("passed in %.1f s", secs(t0)));
   }

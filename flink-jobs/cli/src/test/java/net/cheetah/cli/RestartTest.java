@@ -1,5 +1,8 @@
 package net.cheetah.cli;
 
+import static net.cheetah.cli.StoredOnce.Result.CHEETAHS;
+import static net.cheetah.cli.StoredOnce.Result.FLOWS;
+import static net.cheetah.cli.StoredOnce.Result.FLOWSETS;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import java.io.DataInputStream;
@@ -123,8 +126,10 @@ class RestartTest {
         new Stack(
             EndToEnd.config(DETECTION), tools, data, true, s -> EndToEnd.say(TEST, "1: " + s))) {
       a.start();
+      EndToEnd.stopMerges(a, tools);
       replay(tools, logs, "replay-1", first, a.netflowPort());
       EndToEnd.awaitStored(a, tools, firstRecords, 0, 0, Duration.ofMinutes(2));
+      EndToEnd.assertStoredOnce(a, tools, FLOWS, CHEETAHS, FLOWSETS);
       a.stopCleanly(Duration.ofSeconds(60));
     }
     EndToEnd.say(
@@ -134,6 +139,7 @@ class RestartTest {
         new Stack(
             EndToEnd.config(DETECTION), tools, data, true, s -> EndToEnd.say(TEST, "2: " + s))) {
       b.start();
+      EndToEnd.stopMerges(b, tools);
       replay(tools, logs, "replay-2", second, b.netflowPort());
       EndToEnd.Progress p =
           EndToEnd.awaitStored(
@@ -154,6 +160,7 @@ class RestartTest {
           .isEqualTo(records);
       EndToEnd.assertMatchesTruth(
           tools, wh, truthCheetahs, TruthCheck.read(truth.resolve("flowsets.csv")));
+      EndToEnd.assertStoredOnce(b, tools, FLOWS, CHEETAHS, FLOWSETS);
     }
     EndToEnd.say(TEST, String.format("passed in %.1f s", (System.nanoTime() - t0) / 1e9));
   }

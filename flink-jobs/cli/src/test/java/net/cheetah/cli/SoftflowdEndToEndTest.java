@@ -172,6 +172,7 @@ class SoftflowdEndToEndTest {
     try (Stack stack =
         new Stack(cfg, tools, dir.resolve("stack"), true, s -> EndToEnd.say(TEST, s))) {
       stack.start();
+      EndToEnd.stopMerges(stack, tools);
       EndToEnd.generator(
           tools,
           logs,
@@ -192,6 +193,12 @@ class SoftflowdEndToEndTest {
       assertThat(p.rejected()).as("rejected records").isZero();
       assertThat(stack.rejectedDatagrams()).as("datagrams goflow2 refused").isZero();
       EndToEnd.assertMatchesTruth(tools, new WarehouseClient(stack.warehouseUrl()), exp[0], exp[1]);
+      EndToEnd.assertStoredOnce(
+          stack,
+          tools,
+          StoredOnce.Result.FLOWS,
+          StoredOnce.Result.CHEETAHS,
+          StoredOnce.Result.FLOWSETS);
     }
     EndToEnd.say(TEST, String.format("passed in %.1f s", (System.nanoTime() - t0) / 1e9));
   }
