@@ -30,8 +30,9 @@ import picocli.CommandLine.Option;
       "Batch analysis of nfcapd archives with the streaming jobs' own operators (Flink batch"
           + " execution).",
       "Writes DIR/cheetahs.csv (one row per cheetah flow) and DIR/flowsets.csv (one row per"
-          + " parallel flowset); lines nfdump printed that are not valid flows go to"
-          + " DIR/rejected.txt with the reason."
+          + " parallel flowset); lines nfdump printed that are not valid flows, and archives"
+          + " nfdump cannot read whole, go to DIR/rejected.txt with the reason.",
+      "Exit status 1 when an archive could not be read whole (the results cover the rest)."
     })
 final class AnalyzeCommand implements Callable<Integer> {
   @Option(
@@ -65,7 +66,8 @@ final class AnalyzeCommand implements Callable<Integer> {
     Files.createDirectories(out);
     Path work = Files.createTempDirectory("cheetah-analyze-");
     try {
-      List<Path> text = decode(tools, archives, work);
+      List<String> unreadable = new ArrayList<>();
+      List<Path> text = decode(tools, archives, work, unreadable);
       long t1 = System.nanoTime();
       System.err.printf(
           Locale.ROOT,
@@ -83,15 +85,18 @@ final class AnalyzeCommand implements Callable<Integer> {
       AnalyzeCsv.writeFlowsets(out.resolve("flowsets.csv"), r.flowsets());
       Path rejected = out.resolve("rejected.txt");
       Files.deleteIfExists(rejected);
-      if (!r.rejected().isEmpty()) {
-        Files.write(rejected, r.rejected());
+      List<String> refused = new ArrayList<>(unreadable);
+      refused.addAll(r.rejected());
+      if (!refused.isEmpty()) {
+        Files.write(rejected, refused);
       }
       double secs = (System.nanoTime() - t0) / 1e9;
       System.out.printf(
           Locale.ROOT,
-          "analyze: %d archive(s), %,d flow records (%,d rejected) in %.1f s (nfdump %.1f s, Flink %.1f s; %,.0f records/s)%n"
+          "analyze: %d archive(s) (%d unreadable), %,d flow records (%,d rejected) in %.1f s (nfdump %.1f s, Flink %.1f s; %,.0f records/s)%n"
               + "  %,d cheetah flows -> %s%n  %,d flowsets (%d single flows) -> %s%n%s",
           archives.size(),
+          unreadable.size(),
           r.records(),
           r.rejected().size(),
           secs,
@@ -103,14 +108,29 @@ final class AnalyzeCommand implements Callable<Integer> {
           r.flowsets().size(),
           r.flowsets().stream().filter(f -> f.single()).count(),
           out.resolve("flowsets.csv"),
-          r.rejected().isEmpty() ? "" : "  rejected lines and reasons -> " + rejected + "\n");
+          refused.isEmpty() ? "" : "  rejected archives, lines and reasons -> " + rejected + "\n");
+      if (!unreadable.isEmpty()) {
+        System.err.printf(
+            Locale.ROOT,
+            "analyze: %d of %d archive(s) could not be read whole (listed in %s); the results"
+                + " cover the rest%n",
+            unreadable.size(),
+            archives.size(),
+            rejected);
+        return 1;
+      }
       return 0;
     } finally {
       deleteTree(work);
     }
   }
 
-  private List<Path> decode(Tools tools, List<Path> archives, Path work) throws Exception {
+  /**
+   * nfdump's text of every archive; an archive nfdump cannot read whole is reported (stderr) and
+   * listed in {@code unreadable} as a rejected.txt line, and the flows it printed are kept.
+   */
+  private List<Path> decode(Tools tools, List<Path> archives, Path work, List<String> unreadable)
+      throws Exception {
     NfdumpDecoder decoder = new NfdumpDecoder(tools.nfdump());
     long totalBytes = 0;
     for (Path a : archives) {
@@ -119,7 +139,7 @@ final class AnalyzeCommand implements Callable<Integer> {
     List<Path> text = new ArrayList<>();
     ExecutorService pool = Executors.newFixedThreadPool(Math.max(1, parallelism));
     try (Progress p = new Progress("decoding nfcapd", totalBytes / 1024, "KiB")) {
-      List<Future<?>> jobs = new ArrayList<>();
+      List<Future<java.util.Optional<String>>> jobs = new ArrayList<>();
       for (int i = 0; i < archives.size(); i++) {
         Path a = archives.get(i);
         Path t = work.resolve(String.format(Locale.ROOT, "%06d.txt", i));
@@ -127,13 +147,17 @@ final class AnalyzeCommand implements Callable<Integer> {
         jobs.add(
             pool.submit(
                 () -> {
-                  decoder.decode(a, t);
+                  java.util.Optional<String> problem = decoder.decode(a, t);
                   p.advance(Files.size(a) / 1024);
-                  return null;
+                  return problem;
                 }));
       }
-      for (Future<?> f : jobs) {
-        f.get();
+      for (int i = 0; i < jobs.size(); i++) {
+        java.util.Optional<String> problem = jobs.get(i).get();
+        if (problem.isPresent()) {
+          System.err.println("analyze: " + problem.get());
+          unreadable.add("unreadable_archive: " + problem.get() + " | " + archives.get(i));
+        }
       }
     } finally {
       pool.shutdownNow();

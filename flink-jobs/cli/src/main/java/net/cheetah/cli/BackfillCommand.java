@@ -4,10 +4,12 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
+import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Properties;
 import java.util.concurrent.Callable;
 import net.cheetah.analytics.Ids;
@@ -35,8 +37,9 @@ import picocli.CommandLine.Parameters;
       "Stream nfcapd archives (read with nfdump) into flows.v1, in Kafka transactions of",
       "--batch records. Progress is saved after every committed batch: run the same command",
       "again after an interruption and it resumes where it stopped. Invalid flows go to",
-      "flows.rejected.v1 with their reason. Needs a broker: ./cheetah up, or",
-      "--set kafka.bootstrap=HOST:PORT."
+      "flows.rejected.v1 with their reason, and so does an archive nfdump cannot read whole",
+      "(its lines before the damage are sent; exit status 1). Needs a broker: ./cheetah up,",
+      "or --set kafka.bootstrap=HOST:PORT."
     })
 final class BackfillCommand implements Callable<Integer> {
   @Parameters(paramLabel = "PATH", description = "An nfcapd file or a directory of them.")
@@ -106,6 +109,7 @@ final class BackfillCommand implements Callable<Integer> {
     long totalBytes = archives.stream().mapToLong(a -> sizeOf(a)).sum();
     Normalizer normalizer = new Normalizer("backfill");
     long[] counts = new long[3]; // sent, rejected, skipped (already sent)
+    List<Path> unreadable = new ArrayList<>();
     long t0 = System.nanoTime();
     try (KafkaProducer<byte[], byte[]> producer =
             new KafkaProducer<>(p, new ByteArraySerializer(), new ByteArraySerializer());
@@ -129,30 +133,52 @@ final class BackfillCommand implements Callable<Integer> {
         long[] line = {0};
         long[] inBatch = {0};
         producer.beginTransaction();
-        new NfdumpDecoder(tools.nfdump())
-            .lines(
-                a,
-                l -> {
-                  if (l.isBlank()) {
-                    return;
-                  }
-                  line[0]++;
-                  if (line[0] <= already) {
-                    counts[2]++;
-                    return;
-                  }
-                  limiter.acquire();
-                  send(producer, normalizer, a, line[0], l, counts);
-                  if (++inBatch[0] >= batch) {
-                    producer.commitTransaction();
-                    done.put(name, line[0]);
-                    writeProgress(progressFile, done);
-                    inBatch[0] = 0;
-                    producer.beginTransaction();
-                  }
-                });
-        producer.commitTransaction();
-        done.put(name, -1L); // whole file sent
+        Optional<String> problem =
+            new NfdumpDecoder(tools.nfdump())
+                .lines(
+                    a,
+                    l -> {
+                      if (l.isBlank()) {
+                        return;
+                      }
+                      line[0]++;
+                      if (line[0] <= already) {
+                        counts[2]++;
+                        return;
+                      }
+                      limiter.acquire();
+                      send(producer, normalizer, a, line[0], l, counts);
+                      if (++inBatch[0] >= batch) {
+                        producer.commitTransaction();
+                        done.put(name, line[0]);
+                        writeProgress(progressFile, done);
+                        inBatch[0] = 0;
+                        producer.beginTransaction();
+                      }
+                    });
+        if (problem.isPresent()) {
+          // Kept with the lines it did give; not marked as sent whole, so a run after the file
+          // is repaired resumes after the lines already sent.
+          System.err.println("backfill: " + problem.get());
+          producer.send(
+              new ProducerRecord<>(
+                  Topics.REJECTED,
+                  RejectedRecord.newBuilder()
+                      .setStage("backfill")
+                      .setReason("unreadable_archive")
+                      .setDetail(problem.get())
+                      .setSourceTopic(name)
+                      .setSourceOffset(line[0])
+                      .build()
+                      .toByteArray()));
+          counts[1]++;
+          unreadable.add(a);
+          producer.commitTransaction();
+          done.put(name, line[0]);
+        } else {
+          producer.commitTransaction();
+          done.put(name, -1L); // whole file sent
+        }
         writeProgress(progressFile, done);
         bar.advance(sizeOf(a) / 1024);
       }
@@ -168,6 +194,17 @@ final class BackfillCommand implements Callable<Integer> {
         counts[2],
         secs,
         (counts[0] + counts[1]) / secs);
+    if (!unreadable.isEmpty()) {
+      System.err.printf(
+          Locale.ROOT,
+          "backfill: %d of %d archive(s) could not be read whole (each kept in %s as"
+              + " unreadable_archive, with the lines before the damage sent): %s%n",
+          unreadable.size(),
+          archives.size(),
+          Topics.REJECTED,
+          unreadable);
+      return 1;
+    }
     return 0;
   }
 

@@ -1,6 +1,7 @@
 package net.cheetah.jobs;
 
 import java.nio.charset.StandardCharsets;
+import java.util.Optional;
 import net.cheetah.analytics.CheetahEvent;
 import net.cheetah.analytics.Flow;
 import net.cheetah.analytics.Flowset;
@@ -26,15 +27,28 @@ import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 public final class CheetahJob {
   public static final String NAME = "cheetah-cheetahs";
 
+  /** The stage of the flows.v1 records it refuses (RecordChecks.flow). */
+  public static final String STAGE = "cheetahs";
+
   private CheetahJob() {}
 
   public static void addTo(StreamExecutionEnvironment env, JobSettings s) {
-    DataStream<Flow> flows =
-        env.fromSource(
-                KafkaIO.source(s.bootstrap(), Topics.FLOWS, NAME, Decoders.flows()),
-                CheetahPipeline.flowWatermarks(s.detection()),
-                "flows.v1")
-            .uid("flows-source");
+    KafkaIO.Checked<Flow> checked =
+        KafkaIO.checked(
+            env,
+            s.bootstrap(),
+            Topics.FLOWS,
+            NAME,
+            Decoders.flows(STAGE),
+            Optional.of(CheetahPipeline.flowWatermarks(s.detection())),
+            Flow.class,
+            "flows-source");
+    checked
+        .rejected()
+        .sinkTo(KafkaIO.rejectedSink(s.bootstrap(), NAME))
+        .name(Topics.REJECTED)
+        .uid("rejected-sink");
+    DataStream<Flow> flows = checked.values();
     SingleOutputStreamOperator<CheetahEvent> events =
         CheetahPipeline.cheetahs(flows, s.detection());
     events

@@ -1,6 +1,7 @@
 package net.cheetah.jobs;
 
 import java.nio.charset.StandardCharsets;
+import java.util.Optional;
 import net.cheetah.analytics.links.LinkWindow;
 import net.cheetah.config.CheetahConfig;
 import net.cheetah.jobs.flink.KafkaIO;
@@ -10,12 +11,12 @@ import net.cheetah.jobs.links.LinkInputs;
 import net.cheetah.jobs.links.LinkStatsFunction;
 import net.cheetah.schemas.v1.LinkStats;
 import org.apache.flink.api.common.typeinfo.TypeInformation;
-import org.apache.flink.streaming.api.datastream.DataStream;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 
 /**
  * probe.bins.v1 + cheetahs.v1 + snmp.counters.v1 → links.stats.v1: background rate, burstiness and
- * utilisation per link, per T2 window and on a sliding basis (ARCHITECTURE.md, "burstiness").
+ * utilisation per link, per T2 window and on a sliding basis (ARCHITECTURE.md, "burstiness"); what
+ * its readers refuse goes to flows.rejected.v1 (LinkInputs).
  */
 public final class LinkStatsJob {
   public static final String NAME = "cheetah-link-stats";
@@ -25,16 +26,43 @@ public final class LinkStatsJob {
   public static void addTo(
       StreamExecutionEnvironment env, String bootstrap, CheetahConfig.LinkStats cfg) {
     // The operator keeps each link's clock from its bins: no watermarks.
-    DataStream<LinkInput> bins =
-        KafkaIO.unwatermarked(
-            env, bootstrap, Topics.PROBE_BINS, NAME, LinkInputs.bins(), "bins-source");
-    DataStream<LinkInput> cheetahs =
-        KafkaIO.unwatermarked(
-            env, bootstrap, Topics.CHEETAHS, NAME, LinkInputs.netflowCheetahs(), "cheetahs-source");
-    DataStream<LinkInput> capacities =
-        KafkaIO.unwatermarked(
-            env, bootstrap, Topics.SNMP_COUNTERS, NAME, LinkInputs.capacities(), "snmp-source");
-    bins.union(cheetahs, capacities)
+    KafkaIO.Checked<LinkInput> bins =
+        KafkaIO.checked(
+            env,
+            bootstrap,
+            Topics.PROBE_BINS,
+            NAME,
+            LinkInputs.bins(),
+            Optional.empty(),
+            LinkInput.class,
+            "bins-source");
+    KafkaIO.Checked<LinkInput> cheetahs =
+        KafkaIO.checked(
+            env,
+            bootstrap,
+            Topics.CHEETAHS,
+            NAME,
+            LinkInputs.netflowCheetahs(),
+            Optional.empty(),
+            LinkInput.class,
+            "cheetahs-source");
+    KafkaIO.Checked<LinkInput> capacities =
+        KafkaIO.checked(
+            env,
+            bootstrap,
+            Topics.SNMP_COUNTERS,
+            NAME,
+            LinkInputs.capacities(),
+            Optional.empty(),
+            LinkInput.class,
+            "snmp-source");
+    bins.rejected()
+        .union(cheetahs.rejected(), capacities.rejected())
+        .sinkTo(KafkaIO.rejectedSink(bootstrap, NAME))
+        .name(Topics.REJECTED)
+        .uid("rejected-sink");
+    bins.values()
+        .union(cheetahs.values(), capacities.values())
         .keyBy(LinkInput::linkId)
         .process(new LinkStatsFunction(cfg))
         .returns(TypeInformation.of(LinkWindow.class))

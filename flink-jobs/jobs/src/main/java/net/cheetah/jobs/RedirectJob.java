@@ -2,6 +2,7 @@ package net.cheetah.jobs;
 
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
+import java.util.Optional;
 import net.cheetah.analytics.redirects.CheetahSighting;
 import net.cheetah.analytics.redirects.Decision;
 import net.cheetah.analytics.redirects.RedirectSettings;
@@ -38,11 +39,24 @@ public final class RedirectJob {
       StreamExecutionEnvironment env, String bootstrap, RedirectSettings settings, Path keysFile) {
     RedirectKeys.load(keysFile); // fail at submission, not in a task, if the keys are unusable
     String keys = keysFile.toAbsolutePath().toString();
-    DataStream<CheetahSighting> sightings =
-        KafkaIO.unwatermarked(
-            env, bootstrap, Topics.CHEETAHS, NAME, Sightings.reader(), "cheetahs-source");
+    KafkaIO.Checked<CheetahSighting> sightings =
+        KafkaIO.checked(
+            env,
+            bootstrap,
+            Topics.CHEETAHS,
+            NAME,
+            Sightings.reader(),
+            Optional.empty(),
+            CheetahSighting.class,
+            "cheetahs-source");
+    sightings
+        .rejected()
+        .sinkTo(KafkaIO.rejectedSink(bootstrap, NAME))
+        .name(Topics.REJECTED)
+        .uid("rejected-sink");
     DataStream<EncodedDecision> decisions =
         sightings
+            .values()
             .flatMap(new ToDevice(settings))
             .returns(TypeInformation.of(DeviceSighting.class))
             .name("route to devices")

@@ -1,5 +1,6 @@
 package net.cheetah.jobs;
 
+import java.util.Optional;
 import java.util.concurrent.TimeUnit;
 import net.cheetah.config.CheetahConfig;
 import net.cheetah.jobs.flink.KafkaIO;
@@ -41,13 +42,33 @@ public final class ThresholdJob {
 
   public static void addTo(
       StreamExecutionEnvironment env, String bootstrap, CheetahConfig.Thresholds cfg) {
-    DataStream<ThresholdInput> stats =
-        KafkaIO.unwatermarked(
-            env, bootstrap, Topics.LINKS_STATS, NAME, ThresholdInputs.stats(), "stats-source");
-    DataStream<ThresholdInput> polls =
-        KafkaIO.unwatermarked(
-            env, bootstrap, Topics.SNMP_COUNTERS, NAME, ThresholdInputs.polls(), "snmp-source");
-    thresholds(stats, polls, cfg)
+    KafkaIO.Checked<ThresholdInput> stats =
+        KafkaIO.checked(
+            env,
+            bootstrap,
+            Topics.LINKS_STATS,
+            NAME,
+            ThresholdInputs.stats(),
+            Optional.empty(),
+            ThresholdInput.class,
+            "stats-source");
+    KafkaIO.Checked<ThresholdInput> polls =
+        KafkaIO.checked(
+            env,
+            bootstrap,
+            Topics.SNMP_COUNTERS,
+            NAME,
+            ThresholdInputs.polls(),
+            Optional.empty(),
+            ThresholdInput.class,
+            "snmp-source");
+    stats
+        .rejected()
+        .union(polls.rejected())
+        .sinkTo(KafkaIO.rejectedSink(bootstrap, NAME))
+        .name(Topics.REJECTED)
+        .uid("rejected-sink");
+    thresholds(stats.values(), polls.values(), cfg)
         .sinkTo(KafkaIO.atLeastOnceSink(bootstrap, Topics.THRESHOLDS))
         .name("thresholds.v1")
         .uid("thresholds-sink");

@@ -6,6 +6,7 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
 
@@ -44,15 +45,22 @@ public final class NfdumpDecoder {
     }
   }
 
-  /** Writes the flows of {@code archive} to {@code out}, one line each. */
-  public void decode(Path archive, Path out) throws IOException, InterruptedException {
+  /**
+   * Writes the flows of {@code archive} to {@code out}, one line each. Returns why nfdump could not
+   * read the whole archive (a truncated or corrupt file), if it could not: the flows it printed
+   * before are in {@code out} all the same.
+   */
+  public Optional<String> decode(Path archive, Path out) throws IOException, InterruptedException {
     Process p = start(archive, ProcessBuilder.Redirect.to(out.toFile()));
     String err = new String(p.getErrorStream().readAllBytes());
-    finish(p, archive, err);
+    return finish(p, archive, err);
   }
 
-  /** Calls {@code line} for every flow line of {@code archive}, in order. */
-  public void lines(Path archive, LineConsumer line) throws Exception {
+  /**
+   * Calls {@code line} for every flow line of {@code archive}, in order. Returns why nfdump could
+   * not read the whole archive, if it could not (see {@link #decode}).
+   */
+  public Optional<String> lines(Path archive, LineConsumer line) throws Exception {
     Process p = start(archive, ProcessBuilder.Redirect.PIPE);
     // stderr is small; drained after stdout (nfdump writes errors before exiting).
     try (var r =
@@ -66,7 +74,7 @@ public final class NfdumpDecoder {
       p.destroy();
       throw e;
     }
-    finish(p, archive, new String(p.getErrorStream().readAllBytes()));
+    return finish(p, archive, new String(p.getErrorStream().readAllBytes()));
   }
 
   /** Receives one line nfdump printed. */
@@ -95,11 +103,27 @@ public final class NfdumpDecoder {
     }
   }
 
-  private static void finish(Process p, Path archive, String err)
+  /**
+   * nfdump 1.7 exits 0 on a file it cannot open (bad magic, truncated, empty) and only says so on
+   * stderr; on a corrupt block it exits 255 after printing the flows before it. Either way the
+   * archive was not read whole: anything on stderr, or a non-zero exit, is the archive's problem.
+   */
+  private static Optional<String> finish(Process p, Path archive, String err)
       throws IOException, InterruptedException {
-    if (!p.waitFor(1, TimeUnit.HOURS) || p.exitValue() != 0) {
-      throw new IOException(
-          "nfdump failed on " + archive + " (exit " + p.exitValue() + "): " + err.strip());
+    if (!p.waitFor(1, TimeUnit.HOURS)) {
+      p.destroyForcibly();
+      throw new IOException("nfdump did not finish reading " + archive + " within an hour");
     }
+    if (p.exitValue() == 0 && err.isBlank()) {
+      return Optional.empty();
+    }
+    return Optional.of(
+        "nfdump could not read "
+            + archive
+            + " (exit "
+            + p.exitValue()
+            + "): "
+            + err.strip().replaceAll("\\s*\\n\\s*", "; ")
+            + " (a truncated or corrupt nfcapd file: flows before the damage, if any, were read)");
   }
 }

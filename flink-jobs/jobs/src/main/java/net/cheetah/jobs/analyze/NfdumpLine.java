@@ -30,9 +30,15 @@ public final class NfdumpLine {
     }
   }
 
-  /** Empty for blank lines; the message otherwise; BadLine when the line cannot be read. */
+  /** What nfdump prints, even with -q, for an archive (or a filter) without flows. */
+  static final String NO_FLOWS = "No matching flows";
+
+  /**
+   * Empty for blank lines and nfdump's "No matching flows"; the message otherwise; BadLine when the
+   * line cannot be read.
+   */
   public static Optional<FlowMessage> parse(String line) throws BadLine {
-    if (line.isBlank()) {
+    if (line.isBlank() || line.strip().equals(NO_FLOWS)) {
       return Optional.empty();
     }
     String[] f = line.split("\\|", -1);

@@ -1,6 +1,13 @@
 package net.cheetah.jobs.flink;
 
+import java.util.Optional;
 import java.util.Properties;
+import org.apache.flink.api.common.eventtime.TimestampAssigner;
+import org.apache.flink.api.common.eventtime.TimestampAssignerSupplier;
+import org.apache.flink.api.common.eventtime.WatermarkGenerator;
+import org.apache.flink.api.common.eventtime.WatermarkGeneratorSupplier;
+import org.apache.flink.api.common.eventtime.WatermarkOutput;
+import org.apache.flink.api.common.eventtime.WatermarkStrategy;
 import org.apache.flink.api.common.typeinfo.TypeInformation;
 import org.apache.flink.connector.base.DeliveryGuarantee;
 import org.apache.flink.connector.kafka.sink.KafkaRecordSerializationSchema;
@@ -8,6 +15,13 @@ import org.apache.flink.connector.kafka.sink.KafkaSink;
 import org.apache.flink.connector.kafka.source.KafkaSource;
 import org.apache.flink.connector.kafka.source.enumerator.initializer.OffsetsInitializer;
 import org.apache.flink.connector.kafka.source.reader.deserializer.KafkaRecordDeserializationSchema;
+import org.apache.flink.streaming.api.datastream.DataStream;
+import org.apache.flink.streaming.api.datastream.SingleOutputStreamOperator;
+import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
+import org.apache.flink.streaming.api.functions.ProcessFunction;
+import org.apache.flink.types.Either;
+import org.apache.flink.util.Collector;
+import org.apache.flink.util.OutputTag;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.OffsetResetStrategy;
 import org.apache.kafka.clients.producer.ProducerRecord;
@@ -44,21 +58,87 @@ public final class KafkaIO {
   }
 
   /**
-   * A topic as a stream without watermarks, for operators that keep their own clock (link
-   * statistics per link, thresholds, redirects): named after the topic, with a stable uid.
+   * A topic read through a checking decoder ({@code Decoders}), without watermarks when {@code
+   * watermarks} is empty: the values it accepted, and the records it refused, bound for
+   * flows.rejected.v1 (see {@link #rejectedSink}).
    */
-  public static <T> org.apache.flink.streaming.api.datastream.DataStream<T> unwatermarked(
-      org.apache.flink.streaming.api.environment.StreamExecutionEnvironment env,
+  public static <T> Checked<T> checked(
+      StreamExecutionEnvironment env,
       String bootstrap,
       String topic,
       String groupId,
-      KafkaRecordDeserializationSchema<T> decoder,
+      KafkaRecordDeserializationSchema<Either<KeyedBytes, T>> decoder,
+      Optional<WatermarkStrategy<T>> watermarks,
+      Class<T> type,
       String uid) {
-    return env.fromSource(
-            source(bootstrap, topic, groupId, decoder),
-            org.apache.flink.api.common.eventtime.WatermarkStrategy.noWatermarks(),
-            topic)
-        .uid(uid);
+    SingleOutputStreamOperator<T> values =
+        env.fromSource(
+                source(bootstrap, topic, groupId, decoder),
+                watermarks.map(KafkaIO::<T>onValues).orElse(WatermarkStrategy.noWatermarks()),
+                topic)
+            .uid(uid)
+            .process(new SplitRejected<T>())
+            .returns(TypeInformation.of(type))
+            .name("checked " + topic)
+            .uid(uid + "-checked");
+    return new Checked<>(values, values.getSideOutput(REJECTED));
+  }
+
+  /** A topic's accepted values, and its refused records as flows.rejected.v1 records. */
+  public record Checked<T>(DataStream<T> values, DataStream<KeyedBytes> rejected) {}
+
+  private static final OutputTag<KeyedBytes> REJECTED =
+      new OutputTag<>("rejected", TypeInformation.of(KeyedBytes.class));
+
+  /** Values downstream, rejections to the side. */
+  private static final class SplitRejected<T> extends ProcessFunction<Either<KeyedBytes, T>, T> {
+    @Override
+    public void processElement(Either<KeyedBytes, T> e, Context ctx, Collector<T> out) {
+      if (e.isRight()) {
+        out.collect(e.right());
+      } else {
+        ctx.output(REJECTED, e.left());
+      }
+    }
+  }
+
+  /**
+   * A watermark strategy of the values applied to a decoder's output: rejections neither move event
+   * time nor count as activity.
+   */
+  static <T> WatermarkStrategy<Either<KeyedBytes, T>> onValues(WatermarkStrategy<T> s) {
+    return new WatermarkStrategy<>() {
+      @Override
+      public WatermarkGenerator<Either<KeyedBytes, T>> createWatermarkGenerator(
+          WatermarkGeneratorSupplier.Context ctx) {
+        WatermarkGenerator<T> g = s.createWatermarkGenerator(ctx);
+        return new WatermarkGenerator<>() {
+          @Override
+          public void onEvent(Either<KeyedBytes, T> e, long ts, WatermarkOutput out) {
+            if (e.isRight()) {
+              g.onEvent(e.right(), ts, out);
+            }
+          }
+
+          @Override
+          public void onPeriodicEmit(WatermarkOutput out) {
+            g.onPeriodicEmit(out);
+          }
+        };
+      }
+
+      @Override
+      public TimestampAssigner<Either<KeyedBytes, T>> createTimestampAssigner(
+          TimestampAssignerSupplier.Context ctx) {
+        TimestampAssigner<T> a = s.createTimestampAssigner(ctx);
+        return (e, ts) -> e.isRight() ? a.extractTimestamp(e.right(), ts) : ts;
+      }
+    };
+  }
+
+  /** The sink of a job's rejections: flows.rejected.v1, exactly once. */
+  public static KafkaSink<KeyedBytes> rejectedSink(String bootstrap, String jobName) {
+    return exactlyOnceSink(bootstrap, net.cheetah.jobs.Topics.REJECTED, jobName + "-rejected");
   }
 
   /** Transactional sink: records become visible when the checkpoint that covers them completes. */
@@ -98,8 +178,7 @@ public final class KafkaIO {
   private static final class RecordDeserializer
       implements KafkaRecordDeserializationSchema<KafkaRecord> {
     @Override
-    public void deserialize(
-        ConsumerRecord<byte[], byte[]> r, org.apache.flink.util.Collector<KafkaRecord> out) {
+    public void deserialize(ConsumerRecord<byte[], byte[]> r, Collector<KafkaRecord> out) {
       byte[] v = r.value() == null ? new byte[0] : r.value();
       out.collect(new KafkaRecord(r.topic(), r.partition(), r.offset(), r.timestamp(), v));
     }

@@ -51,6 +51,14 @@ public final class Normalizer {
       Origin origin,
       Consumer<FlowRecord> accepted,
       Consumer<RejectedRecord> rejected) {
+    if (value.length == 0) {
+      // An empty value (or a tombstone) holds no message: kept, not skipped without a trace.
+      rejected.accept(
+          reject("empty_value", "an empty record holds no goflow2 FlowMessage", origin)
+              .setPayload(ByteString.EMPTY)
+              .build());
+      return;
+    }
     CodedInputStream in = CodedInputStream.newInstance(value);
     try {
       while (!in.isAtEnd()) {

@@ -4,9 +4,12 @@ import java.util.Optional;
 import net.cheetah.analytics.Address;
 import net.cheetah.analytics.redirects.CheetahSighting;
 import net.cheetah.jobs.codec.Decoders;
+import net.cheetah.jobs.codec.RecordChecks;
+import net.cheetah.jobs.flink.KeyedBytes;
 import net.cheetah.schemas.v1.CheetahEvent;
 import net.cheetah.schemas.v1.DetectionSource;
 import org.apache.flink.connector.kafka.source.reader.deserializer.KafkaRecordDeserializationSchema;
+import org.apache.flink.types.Either;
 
 /**
  * cheetahs.v1 (NetFlow and probe) as sightings; the link is the exporter's address if unnamed.
@@ -15,8 +18,18 @@ import org.apache.flink.connector.kafka.source.reader.deserializer.KafkaRecordDe
 public final class Sightings {
   private Sightings() {}
 
-  public static KafkaRecordDeserializationSchema<CheetahSighting> reader() {
-    return Decoders.of(CheetahSighting.class, v -> of(CheetahEvent.parseFrom(v)));
+  public static final String STAGE = "redirects";
+
+  /** What it refuses goes to flows.rejected.v1 with the stage {@link #STAGE}. */
+  public static KafkaRecordDeserializationSchema<Either<KeyedBytes, CheetahSighting>> reader() {
+    return Decoders.of(
+        STAGE,
+        CheetahSighting.class,
+        (v, at) -> {
+          CheetahEvent e = CheetahEvent.parseFrom(v);
+          RecordChecks.cheetah(e);
+          return of(e);
+        });
   }
 
   static Optional<CheetahSighting> of(CheetahEvent e) {

@@ -2,39 +2,36 @@ package net.cheetah.jobs.thresholds;
 
 import java.util.Optional;
 import net.cheetah.jobs.codec.Decoders;
+import net.cheetah.jobs.codec.RecordChecks;
+import net.cheetah.jobs.flink.KeyedBytes;
 import net.cheetah.schemas.v1.LinkStats;
 import net.cheetah.schemas.v1.SnmpCounters;
 import org.apache.flink.connector.kafka.source.reader.deserializer.KafkaRecordDeserializationSchema;
+import org.apache.flink.types.Either;
 
-/** Readers of the threshold job's topics. */
+/**
+ * Readers of the threshold job's topics; what they refuse goes to flows.rejected.v1 with the stage
+ * {@link #STAGE} (Decoders, RecordChecks).
+ */
 public final class ThresholdInputs {
+  public static final String STAGE = "thresholds";
+
   private ThresholdInputs() {}
 
   /**
-   * A window with a negative or non-finite rate or burstiness cannot give a threshold: it is
-   * refused here (logged with its offset by the decoder) rather than failing the operator.
+   * A window with a negative or non-finite rate, burstiness or capacity cannot give a threshold: it
+   * is refused here rather than failing the operator. A window without bins gives none either, and
+   * is ignored (counted).
    */
-  public static KafkaRecordDeserializationSchema<ThresholdInput> stats() {
+  public static KafkaRecordDeserializationSchema<Either<KeyedBytes, ThresholdInput>> stats() {
     return Decoders.of(
+        STAGE,
         ThresholdInput.class,
-        v -> {
+        (v, at) -> {
           LinkStats s = LinkStats.parseFrom(v);
-          if (s.getLinkId().isEmpty() || s.getBins() == 0) {
+          RecordChecks.linkStats(s);
+          if (s.getBins() == 0) {
             return Optional.empty();
-          }
-          if (!(s.getMeanBgBps() >= 0 && s.getBurstiness() >= 0)
-              || Double.isInfinite(s.getMeanBgBps())
-              || Double.isInfinite(s.getBurstiness())) {
-            throw new IllegalArgumentException(
-                "link statistics of "
-                    + s.getLinkId()
-                    + " ending "
-                    + s.getWindowEndMs()
-                    + " have mean background "
-                    + s.getMeanBgBps()
-                    + " b/s and burstiness "
-                    + s.getBurstiness()
-                    + "; both must be finite and >= 0 (check the link-statistics job)");
           }
           return Optional.of(
               ThresholdInput.stats(
@@ -49,20 +46,20 @@ public final class ThresholdInputs {
   }
 
   /** Packets are unicast out packets plus discards: the discard rate's denominator. */
-  public static KafkaRecordDeserializationSchema<ThresholdInput> polls() {
+  public static KafkaRecordDeserializationSchema<Either<KeyedBytes, ThresholdInput>> polls() {
     return Decoders.of(
+        STAGE,
         ThresholdInput.class,
-        v -> {
+        (v, at) -> {
           SnmpCounters c = SnmpCounters.parseFrom(v);
-          return c.getLinkId().isEmpty()
-              ? Optional.empty()
-              : Optional.of(
-                  ThresholdInput.poll(
-                      c.getLinkId(),
-                      c.getPolledMs(),
-                      c.getIfHcOutUcastPkts(),
-                      c.getIfOutDiscards(),
-                      c.getCountersReset()));
+          RecordChecks.snmp(c, at);
+          return Optional.of(
+              ThresholdInput.poll(
+                  c.getLinkId(),
+                  c.getPolledMs(),
+                  c.getIfHcOutUcastPkts(),
+                  c.getIfOutDiscards(),
+                  c.getCountersReset()));
         });
   }
 }

@@ -45,6 +45,12 @@ class NfdumpLineTest {
     assertThat(NfdumpLine.parse("  ")).isEmpty();
   }
 
+  /** nfdump -q prints it for an archive without flows: not a flow, and not a bad line either. */
+  @Test
+  void nfdumpsNoMatchingFlowsIsNotAFlowLine() throws Exception {
+    assertThat(NfdumpLine.parse("No matching flows")).isEmpty();
+  }
+
   @Test
   void badLinesSayWhatIsWrong() {
     assertThatThrownBy(() -> NfdumpLine.parse("Summary: total flows: 2"))

@@ -103,6 +103,20 @@ class NormalizerTest {
   }
 
   @Test
+  void anEmptyValueIsRejectedNotSkipped() {
+    n.normalize(new byte[0], origin, ok::add, bad::add);
+    assertThat(ok).isEmpty();
+    assertThat(bad)
+        .singleElement()
+        .satisfies(
+            r -> {
+              assertThat(r.getReason()).isEqualTo("empty_value");
+              assertThat(r.getPayload().isEmpty()).isTrue();
+              assertThat(r.getSourceOffset()).isEqualTo(42);
+            });
+  }
+
+  @Test
   void truncatedMessageIsRejected() throws Exception {
     byte[] whole = delimited(valid().build());
     byte[] cut = java.util.Arrays.copyOf(whole, whole.length - 3);
