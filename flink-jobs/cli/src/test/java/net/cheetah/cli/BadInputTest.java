@@ -185,6 +185,7 @@ class BadInputTest {
                   Long.toString(unixSecs * 1000 - 5_000),
                   "netflow_v5",
                   exporter));
+      EndToEnd.assertNoRestarts(stack);
     }
     EndToEnd.say(TEST, String.format("passed in %.1f s", (System.nanoTime() - t0) / 1e9));
   }

@@ -174,6 +174,7 @@ class LinkStatsEndToEndTest {
         assertThat(t.getVersion()).isGreaterThanOrEqualTo(1);
         assertThat(t.getReason()).startsWith("R = α_bg");
       }
+      EndToEnd.assertNoRestarts(stack);
     }
   }
 
@@ -286,6 +287,7 @@ class LinkStatsEndToEndTest {
       }
       assertThat(fromTable.get(0).getReason()).startsWith("a loss table arrived");
       assertThat(expected.rateBps()).isIn(0.0, 200e6, 500e6, 800e6);
+      EndToEnd.assertNoRestarts(stack);
     }
   }
 

@@ -150,6 +150,8 @@ class NfcapdAnalyzeReplayTest {
           TruthCheck.read(truth.resolve("flowsets.csv")),
           EndToEnd.csv(tools, wh, "demo_flowsets.sql"),
           "backfill");
+      // The backfill was killed, not a Flink job: none of them may have restarted.
+      EndToEnd.assertNoRestarts(stack);
     }
   }
 
@@ -252,6 +254,7 @@ class NfcapdAnalyzeReplayTest {
       // The two paths agree on every column, the peak interval and the rate included.
       assertThat(rows(stCheetahs)).as("stored cheetahs vs analyze").isEqualTo(rows(anCheetahs));
       assertThat(rows(stFlowsets)).as("stored flowsets vs analyze").isEqualTo(rows(anFlowsets));
+      EndToEnd.assertNoRestarts(stack);
     }
     EndToEnd.say(TEST, String.format("passed in %.1f s", secs(t0)));
   }

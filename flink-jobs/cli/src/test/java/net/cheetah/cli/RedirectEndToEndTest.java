@@ -235,6 +235,7 @@ class RedirectEndToEndTest {
                 }
               });
       assertThat(filters).isEqualTo("active\t::ffff:198.18.1.0\t120\t::ffff:198.18.2.0\t120\t0\t0");
+      EndToEnd.assertNoRestarts(stack);
     }
   }
 

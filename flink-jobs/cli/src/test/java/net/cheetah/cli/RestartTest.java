@@ -125,6 +125,8 @@ class RestartTest {
       a.start();
       replay(tools, logs, "replay-1", first, a.netflowPort());
       EndToEnd.awaitStored(a, tools, firstRecords, 0, 0, Duration.ofMinutes(2));
+      // A clean stop is not a crash: neither stack's jobs may have restarted.
+      EndToEnd.assertNoRestarts(a);
       a.stopCleanly(Duration.ofSeconds(60));
     }
     EndToEnd.say(
@@ -154,6 +156,7 @@ class RestartTest {
           .isEqualTo(records);
       EndToEnd.assertMatchesTruth(
           tools, wh, truthCheetahs, TruthCheck.read(truth.resolve("flowsets.csv")));
+      EndToEnd.assertNoRestarts(b);
     }
     EndToEnd.say(TEST, String.format("passed in %.1f s", (System.nanoTime() - t0) / 1e9));
   }

@@ -172,6 +172,7 @@ class SoftflowdEndToEndTest {
       assertThat(p.rejected()).as("rejected records").isZero();
       assertThat(stack.rejectedDatagrams()).as("datagrams goflow2 refused").isZero();
       EndToEnd.assertMatchesTruth(tools, new WarehouseClient(stack.warehouseUrl()), exp[0], exp[1]);
+      EndToEnd.assertNoRestarts(stack);
     }
     EndToEnd.say(TEST, String.format("passed in %.1f s", (System.nanoTime() - t0) / 1e9));
   }
