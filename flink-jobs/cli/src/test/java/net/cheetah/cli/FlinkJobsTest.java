@@ -13,6 +13,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import net.cheetah.runtime.Wait;
 import org.apache.flink.api.common.JobStatus;
 import org.apache.flink.api.common.functions.MapFunction;
@@ -127,7 +128,18 @@ class FlinkJobsTest {
               env.fromSequence(0, Long.MAX_VALUE)
                   .map(new Poison(tries, Integer.MAX_VALUE))
                   .sinkTo(new DiscardingSink<>()));
-      String failure = jobs.failure().get(WAIT.toSeconds(), TimeUnit.SECONDS);
+      String failure;
+      try {
+        failure = jobs.failure().get(WAIT.toSeconds(), TimeUnit.SECONDS);
+      } catch (TimeoutException e) {
+        throw new AssertionError(
+            "the job did not fail within "
+                + WAIT
+                + " (restarts so far: "
+                + restarts(jobs)
+                + "): the restart strategy does not bound its attempts",
+            e);
+      }
 
       assertThat(failure)
           .contains("Flink job always-throws FAILED after 2 restart(s)")

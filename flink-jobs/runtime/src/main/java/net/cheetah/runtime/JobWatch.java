@@ -33,7 +33,12 @@ public final class JobWatch implements AutoCloseable {
 
   private static final class Watched {
     final JobID id;
+
+    /** Restarts reported so far. */
     long restarts;
+
+    /** Time of the newest failure reported (exception history timestamps). */
+    long lastFailureMs = Long.MIN_VALUE;
 
     Watched(JobID id) {
       this.id = id;
@@ -125,31 +130,30 @@ public final class JobWatch implements AutoCloseable {
     JobStatus status = flink.status(job.id);
     boolean ended = status.isGloballyTerminalState();
     if (ended) {
-      // The REST API caches a job for a few seconds: read its count once it shows the end too.
+      // The REST API caches a job for a few seconds: read it once it shows the end too.
       Wait.until(
           "the REST API to show job " + name + " ended",
           CAUSE_WAIT,
           Duration.ofMillis(250),
           () -> closed || FlinkRest.ENDED.contains(flink.shownState(job.id)));
     }
-    long restarts = flink.restarts(job.id).orElse(job.restarts);
     boolean failed = status == JobStatus.FAILED;
-    List<FlinkRest.Failure> history = List.of();
-    if (restarts > job.restarts || failed) {
-      history = failures(job.id, restarts + (failed ? 1 : 0));
+    long counted = flink.restarts(job.id).orElse(0);
+    // Each failure in the history since the last look restarted the job, except the newest of a
+    // FAILED job: that one ended it. The count and the history are refreshed separately: when
+    // the count is ahead, wait a little for the history to show the failures behind it.
+    List<FlinkRest.Failure> fresh = freshFailures(job, counted - job.restarts + (failed ? 1 : 0));
+    FlinkRest.Failure last = failed && !fresh.isEmpty() ? fresh.remove(fresh.size() - 1) : null;
+    for (FlinkRest.Failure f : fresh) {
+      job.restarts++;
+      job.lastFailureMs = Math.max(job.lastFailureMs, f.timestampMs());
+      listener.restarted(name, job.restarts, describe(f));
     }
-    // Newest first: a FAILED job's newest failure is the one that ended it, not a restart.
-    int offset = failed ? 1 : 0;
-    for (long k = job.restarts + 1; k <= restarts; k++) {
-      int index = (int) (restarts - k) + offset;
+    while (job.restarts < counted) { // older than the history keeps (16 failures)
+      job.restarts++;
       listener.restarted(
-          name,
-          k,
-          index < history.size()
-              ? describe(history.get(index))
-              : "(cause no longer in the exception history; see the Flink web UI)");
+          name, job.restarts, "(cause no longer in the exception history; see the Flink web UI)");
     }
-    job.restarts = Math.max(job.restarts, restarts);
     if (!ended) {
       return;
     }
@@ -161,27 +165,39 @@ public final class JobWatch implements AutoCloseable {
     String cause =
         !failed
             ? "nobody in Cheetah asked for it (cancelled from the web UI or REST API?)"
-            : history.isEmpty()
+            : last == null
                 ? "(cause not reported; see the Flink web UI, " + flink.restUrl() + ")"
-                : describe(history.get(0));
+                : describe(last);
     listener.ended(name, status, job.restarts, cause);
   }
 
-  /** The job's failures, newest first, once the history holds {@code wanted} (at most 16). */
-  private List<FlinkRest.Failure> failures(JobID id, long wanted) {
-    long enough = Math.min(wanted, 16); // web.exception-history-size
+  /**
+   * The job's failures newer than the last one reported, oldest first, once there are {@code
+   * wanted} of them or {@link #CAUSE_WAIT} has passed.
+   */
+  private List<FlinkRest.Failure> freshFailures(Watched job, long wanted) {
     long deadline = System.nanoTime() + CAUSE_WAIT.toNanos();
-    List<FlinkRest.Failure> history = flink.failures(id);
-    while (history.size() < enough && System.nanoTime() < deadline && !closed) {
+    List<FlinkRest.Failure> fresh = newerThan(flink.failures(job.id), job.lastFailureMs);
+    while (fresh.size() < Math.min(wanted, 16) && System.nanoTime() < deadline && !closed) {
       try {
         Thread.sleep(250);
       } catch (InterruptedException e) {
         Thread.currentThread().interrupt();
         break;
       }
-      history = flink.failures(id);
+      fresh = newerThan(flink.failures(job.id), job.lastFailureMs);
     }
-    return history;
+    return fresh;
+  }
+
+  private static List<FlinkRest.Failure> newerThan(List<FlinkRest.Failure> history, long ms) {
+    List<FlinkRest.Failure> fresh = new ArrayList<>();
+    for (FlinkRest.Failure f : history) { // newest first
+      if (f.timestampMs() > ms) {
+        fresh.add(0, f);
+      }
+    }
+    return fresh;
   }
 
   private static String describe(FlinkRest.Failure failure) {
