@@ -142,7 +142,8 @@ public final class JobWatch implements AutoCloseable {
     // Each failure in the history since the last look restarted the job, except the newest of a
     // FAILED job: that one ended it. The count and the history are refreshed separately: when
     // the count is ahead, wait a little for the history to show the failures behind it.
-    List<FlinkRest.Failure> fresh = freshFailures(job, counted - job.restarts + (failed ? 1 : 0));
+    long wanted = counted - job.restarts + (failed ? 1 : 0);
+    List<FlinkRest.Failure> fresh = wanted > 0 ? freshFailures(job, wanted) : new ArrayList<>();
     FlinkRest.Failure last = failed && !fresh.isEmpty() ? fresh.remove(fresh.size() - 1) : null;
     for (FlinkRest.Failure f : fresh) {
       job.restarts++;
