@@ -8,10 +8,14 @@ time, its children (warehouse, goflow2) and then the JVM are killed by PID.
 
 CHEETAH_UP_CMD overrides the command; by default it is <repo>/cheetah up (which runs from a
 private copy of Cheetah's jars, so a rebuild meanwhile cannot break it).
+
+`Stack.job_restarts()` reads each Flink job's restart count from the stack's REST API (the
+`numRestarts` metric); a test that kills nothing ends with `assert_no_restarts()`.
 """
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import shlex
@@ -20,6 +24,7 @@ import socket
 import subprocess
 import threading
 import time
+import urllib.request
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -40,6 +45,7 @@ class Stack:
     data_dir: Path
     netflow_port: int = 0
     warehouse_url: str = ""
+    flink_url: str = ""
     bootstrap: str = ""
     ready_line: threading.Event = field(default_factory=threading.Event)
     last_lines: list[str] = field(default_factory=list)
@@ -58,7 +64,7 @@ class Stack:
                 found = READY.match(line)
                 if found:
                     self.netflow_port = int(found.group(1))
-                    self.warehouse_url, self.bootstrap = found.group(2), found.group(4)
+                    self.warehouse_url, self.flink_url, self.bootstrap = found.group(2), found.group(3), found.group(4)
                     self.ready_line.set()
 
     def problems(self, limit: int = 5) -> str:
@@ -72,6 +78,36 @@ class Stack:
                 example.setdefault(key, line[:300])
         top = sorted(counts, key=lambda k: -counts[k])[:limit]
         return "\n  ".join(f"{counts[k]}x {example[k]}" for k in top) or "(none)"
+
+    def _flink(self, path: str) -> object:
+        with urllib.request.urlopen(self.flink_url + path, timeout=10) as r:
+            return json.load(r)
+
+    def job_states(self) -> dict[str, str]:
+        """Every Flink job of the stack by name, with its state (RUNNING while healthy)."""
+        overview = self._flink("/jobs/overview")
+        assert isinstance(overview, dict), overview
+        return {j["name"]: j["state"] for j in overview["jobs"]}
+
+    def job_restarts(self) -> dict[str, int]:
+        """How often each Flink job restarted: its numRestarts metric from the REST API."""
+        overview = self._flink("/jobs/overview")
+        assert isinstance(overview, dict), overview
+        restarts: dict[str, int] = {}
+        for job in overview["jobs"]:
+            metrics = self._flink(f"/jobs/{job['jid']}/metrics?get=numRestarts")
+            assert isinstance(metrics, list), metrics
+            values = [int(m["value"]) for m in metrics if m.get("id") == "numRestarts" and "value" in m]
+            assert values, f"the Flink REST API reports no numRestarts for job {job['name']} ({job['jid']}): {metrics}"
+            restarts[job["name"]] = values[0]
+        return restarts
+
+    def assert_no_restarts(self) -> None:
+        """Every job runs and never restarted; the causes are in the stack's 'warning: Flink job' lines."""
+        states = self.job_states()
+        assert states and all(s == "RUNNING" for s in states.values()), f"Flink jobs: {states}\nerrors in {self.log_path}:\n  {self.problems()}"
+        restarts = self.job_restarts()
+        assert all(n == 0 for n in restarts.values()), f"Flink jobs restarted: {restarts}\nerrors in {self.log_path}:\n  {self.problems()}"
 
     def await_ready(self, timeout: float) -> None:
         deadline = time.monotonic() + timeout

@@ -297,3 +297,5 @@ def test_bulk_flow_found_by_netflow_is_isolated_and_the_probe_delay_recovers(
 
         counters = adapter.stop()["counters"]
         assert counters["applied"] >= 1 and counters["rejected"] == {} and counters["failed"] == 0, counters
+        # Nothing was killed: no Flink job of the stack may have restarted.
+        stack.assert_no_restarts()

@@ -52,7 +52,28 @@ public record CheetahConfig(
   /** The broker: in-JVM in embedded mode, or an external bootstrap list in distributed mode. */
   public record Kafka(String bootstrap, int port, int controllerPort, int partitions) {}
 
-  public record Flink(int restPort, int slots, long checkpointIntervalMs) {}
+  public record Flink(int restPort, int slots, long checkpointIntervalMs, Restarts restarts) {}
+
+  /**
+   * How a failing job is restarted (README, "Restarts"): after a failure the job waits {@code
+   * initialDelayMs}, doubled after each further failure up to {@code maxDelayMs}, and fails for
+   * good after {@code attempts} restarts in a row; a job that then runs {@code resetAfterMs}
+   * without failing gets its attempts and delay back. 0 attempts: the first failure fails the job.
+   */
+  public record Restarts(int attempts, long initialDelayMs, long maxDelayMs, long resetAfterMs) {
+    public Restarts {
+      require(
+          attempts >= 0, "flink.restart-attempts must be >= 0 (0: never restart), got " + attempts);
+      require(initialDelayMs >= 1, "flink.restart-delay-ms must be >= 1, got " + initialDelayMs);
+      require(
+          maxDelayMs >= initialDelayMs,
+          "flink.restart-max-delay-ms must be >= flink.restart-delay-ms ("
+              + initialDelayMs
+              + "), got "
+              + maxDelayMs);
+      require(resetAfterMs >= 1, "flink.restart-reset-after-ms must be >= 1, got " + resetAfterMs);
+    }
+  }
 
   /** The NetFlow/IPFIX listener (goflow2) and its metrics endpoint. */
   public record Netflow(int udpPort, int metricsPort) {}
@@ -318,6 +339,12 @@ public record CheetahConfig(
     d.put("flink.rest-port", "18081");
     d.put("flink.slots", "8");
     d.put("flink.checkpoint-interval-ms", "2000");
+    // A failing job restarts after 1 s, 2 s, 4 s (exponential delay, at most 60 s) and fails for
+    // good at the 4th failure in a row; an hour without failure gives it its 3 attempts back.
+    d.put("flink.restart-attempts", "3");
+    d.put("flink.restart-delay-ms", "1000");
+    d.put("flink.restart-max-delay-ms", "60000");
+    d.put("flink.restart-reset-after-ms", "3600000");
     d.put("netflow.udp-port", "12055");
     d.put("netflow.metrics-port", "18090");
     d.put("warehouse.http-port", "18123");
@@ -436,7 +463,12 @@ public record CheetahConfig(
         new Flink(
             port(v, "flink.rest-port"),
             (int) lng(v, "flink.slots"),
-            lng(v, "flink.checkpoint-interval-ms")),
+            lng(v, "flink.checkpoint-interval-ms"),
+            new Restarts(
+                (int) lng(v, "flink.restart-attempts"),
+                lng(v, "flink.restart-delay-ms"),
+                lng(v, "flink.restart-max-delay-ms"),
+                lng(v, "flink.restart-reset-after-ms"))),
         new Netflow(port(v, "netflow.udp-port"), port(v, "netflow.metrics-port")),
         new Warehouse(port(v, "warehouse.http-port")),
         new LinkStats(

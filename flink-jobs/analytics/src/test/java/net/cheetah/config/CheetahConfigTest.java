@@ -45,4 +45,21 @@ class CheetahConfigTest {
             () -> CheetahConfig.load(Optional.empty(), Map.of("detection.h-bytes", "1.5")))
         .hasMessageContaining("detection.h-bytes");
   }
+
+  @Test
+  void restartsAreBoundedByDefaultAndValidatedByKey() {
+    CheetahConfig.Restarts r = CheetahConfig.defaultConfig().flink().restarts();
+    assertThat(r).isEqualTo(new CheetahConfig.Restarts(3, 1000, 60_000, 3_600_000));
+    CheetahConfig c =
+        CheetahConfig.load(
+            Optional.empty(), Map.of("flink.restart-attempts", "0", "flink.restart-delay-ms", "5"));
+    assertThat(c.flink().restarts().attempts()).isZero();
+    assertThat(c.flink().restarts().initialDelayMs()).isEqualTo(5);
+    assertThatThrownBy(
+            () -> CheetahConfig.load(Optional.empty(), Map.of("flink.restart-attempts", "-1")))
+        .hasMessageContaining("flink.restart-attempts");
+    assertThatThrownBy(
+            () -> CheetahConfig.load(Optional.empty(), Map.of("flink.restart-max-delay-ms", "999")))
+        .hasMessageContaining("flink.restart-max-delay-ms");
+  }
 }

@@ -29,6 +29,7 @@ import net.cheetah.config.CheetahConfig;
 import net.cheetah.jobs.CheetahJob;
 import net.cheetah.jobs.JobSettings;
 import net.cheetah.jobs.NormalizeJob;
+import net.cheetah.jobs.flink.RestartStrategy;
 import net.cheetah.runtime.EmbeddedFlink;
 import net.cheetah.runtime.EmbeddedKafka;
 import net.cheetah.runtime.Topics;
@@ -210,7 +211,10 @@ public final class EndToEndBenchmark {
         new EmbeddedFlink(
             EmbeddedFlink.Config.defaults(dir)
                 .withFreePorts()
-                .withTaskSlots(CheetahConfig.defaultConfig().flink().slots()));
+                .withTaskSlots(CheetahConfig.defaultConfig().flink().slots())
+                // As the stack's jobs: a job that keeps throwing fails the run, never loops.
+                .withOverrides(
+                    RestartStrategy.settings(CheetahConfig.defaultConfig().flink().restarts())));
     flink.start();
 
     Cpu cpu0 = Cpu.now();

@@ -15,6 +15,7 @@ import net.cheetah.jobs.analyze.AnalyzeCsv;
 import net.cheetah.jobs.analyze.AnalyzeJob;
 import net.cheetah.jobs.analyze.NfdumpDecoder;
 import net.cheetah.jobs.flink.Loopback;
+import net.cheetah.jobs.flink.RestartStrategy;
 import net.cheetah.runtime.FlinkRest;
 import net.cheetah.runtime.FreePorts;
 import org.apache.flink.configuration.Configuration;
@@ -75,7 +76,8 @@ final class AnalyzeCommand implements Callable<Integer> {
           parallelism);
       int restPort = FreePorts.pick();
       StreamExecutionEnvironment env =
-          StreamExecutionEnvironment.createLocalEnvironment(parallelism, flinkConf(restPort));
+          StreamExecutionEnvironment.createLocalEnvironment(
+              parallelism, flinkConf(restPort, cfg.flink().restarts()));
       AnalyzeJob.Result r;
       try (ProgressPoller poller =
           new ProgressPoller("http://127.0.0.1:" + restPort, lines(text))) {
@@ -165,10 +167,12 @@ final class AnalyzeCommand implements Callable<Integer> {
     return text;
   }
 
-  static Configuration flinkConf(int restPort) {
+  /** The local cluster: loopback only, the configured restart strategy (as the stack's jobs). */
+  static Configuration flinkConf(int restPort, CheetahConfig.Restarts restarts) {
     Configuration c = Loopback.configuration();
     c.setString("rest.port", Integer.toString(restPort));
     c.setString("taskmanager.memory.managed.size", "256m");
+    RestartStrategy.settings(restarts).forEach(c::setString);
     return c;
   }
 
@@ -190,7 +194,8 @@ final class AnalyzeCommand implements Callable<Integer> {
   /**
    * Shows how many flow records the job has read, from the local cluster's REST API, until closed.
    * Batch execution reads and sorts all records first, then runs the operators: the bar covers the
-   * reading; the rest is reported when it finishes.
+   * reading; the rest is reported when it finishes. A restart it sees is printed as a warning with
+   * its cause (Flink's own log says so too: the local cluster may be gone before the next look).
    */
   private static final class ProgressPoller implements AutoCloseable {
     private final Thread thread;
@@ -201,11 +206,23 @@ final class AnalyzeCommand implements Callable<Integer> {
           new Thread(
               () -> {
                 FlinkRest rest = new FlinkRest(restUrl);
+                long restarts = 0;
                 try (Progress bar = new Progress("reading flows", total, "records")) {
                   while (!done) {
                     try {
                       List<String> jobs = rest.jobIds();
                       if (!jobs.isEmpty()) {
+                        long now = rest.restarts(jobs.get(0)).orElse(restarts);
+                        if (now > restarts) {
+                          restarts = now;
+                          var failures = rest.failures(jobs.get(0));
+                          System.err.printf(
+                              "%nanalyze: warning: the Flink job restarted (%d so far): %s%n",
+                              now,
+                              failures.isEmpty()
+                                  ? "(cause not reported)"
+                                  : failures.get(0).cause());
+                        }
                         var vertices = rest.progress(jobs.get(0));
                         if (!vertices.isEmpty()) {
                           bar.set(Math.min(total, vertices.get(0).recordsOut()));

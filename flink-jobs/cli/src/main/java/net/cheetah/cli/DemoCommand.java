@@ -109,8 +109,8 @@ final class DemoCommand implements Callable<Integer> {
       generate(tools, cfg.detection(), stack.netflowPort(), truth, timeBase);
       int expectedFlowsets = rows(truth.resolve("flowsets.csv"));
       int expectedCheetahs = rows(truth.resolve("cheetahs.csv"));
-      long[] last = waitForResults(tools, wh, expectedCheetahs, expectedFlowsets);
-      long[] link = waitForLinkResults(tools, wh);
+      long[] last = waitForResults(stack, tools, wh, expectedCheetahs, expectedFlowsets);
+      long[] link = waitForLinkResults(stack, tools, wh);
       // Counts can pause while the warehouse is busy: compare only once it consumed everything
       // committed (its offsets at the topics' ends).
       long lag = stack.awaitWarehouseCaughtUp(timeout);
@@ -208,6 +208,7 @@ final class DemoCommand implements Callable<Integer> {
               cfg.redirects().maxRulesPerDevice(),
               cfg.redirects().prefixFilterLength()));
       checks.add(storedOnce(once));
+      checks.add(noRestarts(stack.jobRestarts()));
       System.out.println();
       System.out.println("Ground truth check (the generator's own model, computed independently):");
       for (int i = 0; i < checks.size(); i++) {
@@ -269,6 +270,28 @@ final class DemoCommand implements Callable<Integer> {
   }
 
   /** No key twice on the NetFlow results' topics, nor in their tables without FINAL. */
+  /**
+   * Every job ran without a restart: exactly-once recovery would hide a crash from every other
+   * check, so a restart in a demo nothing killed is a failure of its own.
+   */
+  static DemoChecks.Check noRestarts(Map<String, Long> restarts) {
+    List<String> diffs =
+        restarts.entrySet().stream()
+            .filter(e -> e.getValue() != 0)
+            .map(e -> e.getKey() + " restarted " + e.getValue() + " time(s) (its log: data/logs)")
+            .toList();
+    if (restarts.isEmpty()) {
+      diffs = List.of("no job's restart count could be read from the Flink REST API");
+    }
+    return new DemoChecks.Check(
+        String.format(
+            Locale.ROOT,
+            "restarts: %d Flink jobs, %d restarted",
+            restarts.size(),
+            restarts.values().stream().filter(n -> n != 0).count()),
+        diffs);
+  }
+
   private static DemoChecks.Check storedOnce(List<StoredOnce.Count> counts) {
     List<String> diffs = counts.stream().filter(k -> !k.ok()).map(StoredOnce.Count::line).toList();
     // StoredOnce.count lists the topics first, in the order of the results.
@@ -357,8 +380,8 @@ final class DemoCommand implements Callable<Integer> {
   }
 
   /** Polls the warehouse until the expected results are stored and counts stop changing. */
-  private long[] waitForResults(Tools tools, WarehouseClient wh, int cheetahs, int flowsets)
-      throws Exception {
+  private long[] waitForResults(
+      Stack stack, Tools tools, WarehouseClient wh, int cheetahs, int flowsets) throws Exception {
     say(
         "waiting for the pipeline: expecting "
             + cheetahs
@@ -370,6 +393,7 @@ final class DemoCommand implements Callable<Integer> {
     long[] prev = null;
     int stable = 0;
     while (true) {
+      stack.requireJobsRunning(); // a job that failed for good never delivers: stop now, loudly
       long[] now = Arrays.stream(wh.query(q).split("\t")).mapToLong(Long::parseLong).toArray();
       System.err.printf(
           Locale.ROOT,
@@ -401,11 +425,12 @@ final class DemoCommand implements Callable<Integer> {
    * and its counters are stored; returns {bins, link stats, thresholds, counter snapshots, table
    * thresholds}.
    */
-  private long[] waitForLinkResults(Tools tools, WarehouseClient wh) throws Exception {
+  private long[] waitForLinkResults(Stack stack, Tools tools, WarehouseClient wh) throws Exception {
     String q = query(tools, "demo_link_progress.sql");
     long deadline = System.nanoTime() + timeout.toNanos();
     long[] now;
     do {
+      stack.requireJobsRunning();
       now = Arrays.stream(wh.query(q).trim().split("\t")).mapToLong(Long::parseLong).toArray();
       if (Arrays.stream(now).allMatch(n -> n > 0)) {
         return now;

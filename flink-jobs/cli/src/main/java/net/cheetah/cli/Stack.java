@@ -10,8 +10,8 @@ import java.util.Base64;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Optional;
 import java.util.Properties;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Consumer;
 import net.cheetah.analytics.Address;
@@ -24,14 +24,11 @@ import net.cheetah.jobs.RedirectJob;
 import net.cheetah.jobs.ThresholdJob;
 import net.cheetah.jobs.redirects.RedirectKeys;
 import net.cheetah.runtime.ChildProcess;
-import net.cheetah.runtime.EmbeddedFlink;
 import net.cheetah.runtime.EmbeddedKafka;
 import net.cheetah.runtime.FreePorts;
 import net.cheetah.runtime.Topics;
 import net.cheetah.schemas.v1.RejectedRecord;
-import org.apache.flink.api.common.JobID;
-import org.apache.flink.core.execution.CheckpointingMode;
-import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
+import org.apache.flink.api.common.JobStatus;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.apache.kafka.clients.admin.ListOffsetsResult;
@@ -49,6 +46,10 @@ import org.apache.kafka.common.serialization.ByteArraySerializer;
  * every job, the warehouse and the goflow2 collector as child processes. Started in dependency
  * order; {@link #stopCleanly} stops input first, then takes job savepoints (committing their
  * output) and lets the warehouse catch up, so that the next start loses nothing.
+ *
+ * <p>Jobs restart by the configured strategy (flink.restart-*, {@link FlinkJobs}); every restart is
+ * reported as a warning with its cause, and a job that fails for good is reported loudly and
+ * completes {@link #jobFailure()}, so that nothing waits on a dead pipeline.
  */
 final class Stack implements AutoCloseable {
   static final String WAREHOUSE_GROUP_PREFIX = "cheetah-warehouse";
@@ -58,10 +59,9 @@ final class Stack implements AutoCloseable {
   private final Path data;
   private final boolean freePorts;
   private final Consumer<String> say;
-  private final Map<String, JobID> jobs = new LinkedHashMap<>();
   private final AtomicLong rejectedDatagrams = new AtomicLong();
   private EmbeddedKafka kafka;
-  private EmbeddedFlink flink;
+  private FlinkJobs flink;
   private ChildProcess warehouse;
   private ChildProcess collector;
   private KafkaProducer<byte[], byte[]> rejectedProducer;
@@ -128,6 +128,36 @@ final class Stack implements AutoCloseable {
     return rejectedDatagrams.get();
   }
 
+  /**
+   * How often each job of this stack restarted, from the Flink REST API ({@code numRestarts}), by
+   * job name. A restarted job lost nothing (exactly-once), but something threw: 0 is the only
+   * healthy value. Fails when a job's count is not reported yet (a second after its start).
+   */
+  Map<String, Long> jobRestarts() {
+    return flink.restarts();
+  }
+
+  /** The state of each job of this stack, by name (RUNNING while healthy). */
+  Map<String, JobStatus> jobStatuses() {
+    return flink.statuses();
+  }
+
+  /**
+   * Completes, with what to tell the user, once a job has ended by itself: FAILED after its restart
+   * attempts (flink.restart-attempts) were used up, or cancelled from outside. The stack cannot
+   * produce complete results after that; whoever waits on it should stop and exit non-zero.
+   */
+  CompletableFuture<String> jobFailure() {
+    return flink.failure();
+  }
+
+  /** Throws with the failure's description if a job of this stack ended by itself. */
+  void requireJobsRunning() {
+    if (flink.failure().isDone()) {
+      throw new IllegalStateException(flink.failure().join());
+    }
+  }
+
   private int port(int configured) {
     return freePorts ? FreePorts.pick() : configured;
   }
@@ -154,23 +184,18 @@ final class Stack implements AutoCloseable {
     say.accept(
         "starting the Flink MiniCluster and the jobs (normalize; cheetahs + flowsets; link stats;"
             + " thresholds; redirects)");
-    EmbeddedFlink.Config fc =
-        EmbeddedFlink.Config.defaults(data).withTaskSlots(cfg.flink().slots());
-    flink =
-        new EmbeddedFlink(freePorts ? fc.withFreePorts() : fc.withRestPort(cfg.flink().restPort()));
+    flink = new FlinkJobs(cfg, data, freePorts, say);
     flink.start();
     JobSettings settings = new JobSettings(bootstrap, cfg.detection());
-    submit(NormalizeJob.NAME, env -> NormalizeJob.addTo(env, settings));
-    submit(CheetahJob.NAME, env -> CheetahJob.addTo(env, settings));
-    submit(LinkStatsJob.NAME, env -> LinkStatsJob.addTo(env, bootstrap, cfg.linkStats()));
-    submit(ThresholdJob.NAME, env -> ThresholdJob.addTo(env, bootstrap, cfg.thresholds()));
+    flink.submit(NormalizeJob.NAME, env -> NormalizeJob.addTo(env, settings));
+    flink.submit(CheetahJob.NAME, env -> CheetahJob.addTo(env, settings));
+    flink.submit(LinkStatsJob.NAME, env -> LinkStatsJob.addTo(env, bootstrap, cfg.linkStats()));
+    flink.submit(ThresholdJob.NAME, env -> ThresholdJob.addTo(env, bootstrap, cfg.thresholds()));
     Path keys = redirectKeys();
-    submit(
+    flink.submit(
         RedirectJob.NAME,
         env -> RedirectJob.addTo(env, bootstrap, cfg.redirects().settings(), keys));
-    for (JobID id : jobs.values()) {
-      flink.awaitRunning(id, Duration.ofSeconds(60));
-    }
+    flink.awaitRunning(Duration.ofSeconds(60));
     say.accept("Flink jobs running; dashboard " + flink.restUrl());
 
     say.accept("starting the warehouse (ClickHouse engine in-process)");
@@ -284,25 +309,6 @@ final class Stack implements AutoCloseable {
     rejectedProducer.send(new ProducerRecord<>(Topics.FLOWS_REJECTED, r.build().toByteArray()));
   }
 
-  private void submit(String name, Consumer<StreamExecutionEnvironment> build) throws IOException {
-    StreamExecutionEnvironment env = flink.newEnvironment();
-    env.enableCheckpointing(cfg.flink().checkpointIntervalMs(), CheckpointingMode.EXACTLY_ONCE);
-    env.setParallelism(1);
-    build.accept(env);
-    Path marker = savepointMarker(name);
-    Optional<EmbeddedFlink.SavepointRestore> restore = Optional.empty();
-    if (Files.exists(marker)) {
-      String path = Files.readString(marker).strip();
-      say.accept("resuming " + name + " from savepoint " + path);
-      restore = Optional.of(EmbeddedFlink.SavepointRestore.of(path));
-    }
-    jobs.put(name, flink.submit(env, name, restore));
-  }
-
-  private Path savepointMarker(String job) {
-    return data.resolve("flink").resolve("savepoints").resolve(job + ".latest");
-  }
-
   /**
    * Stops input, then each job with a savepoint (in pipeline order, committing what it wrote), then
    * waits for the warehouse to store everything committed, then stops the rest.
@@ -316,14 +322,7 @@ final class Stack implements AutoCloseable {
     if (rejectedProducer != null) {
       rejectedProducer.flush();
     }
-    for (Map.Entry<String, JobID> j : new ArrayList<>(jobs.entrySet())) {
-      say.accept("stopping " + j.getKey() + " with a savepoint");
-      Path dir = savepointMarker(j.getKey()).getParent();
-      Files.createDirectories(dir);
-      String path = flink.stopWithSavepoint(j.getValue(), dir, Duration.ofSeconds(120));
-      Files.writeString(savepointMarker(j.getKey()), path + "\n");
-      jobs.remove(j.getKey());
-    }
+    flink.stopWithSavepoints();
     if (warehouse != null) {
       say.accept("waiting for the warehouse to store everything committed");
       long lag = awaitWarehouseCaughtUp(warehouseCatchUp);

@@ -2,7 +2,7 @@ package net.cheetah.cli;
 
 import java.time.Duration;
 import java.util.concurrent.Callable;
-import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.CompletableFuture;
 import net.cheetah.config.CheetahConfig;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
@@ -15,7 +15,8 @@ import picocli.CommandLine.Mixin;
       "the warehouse (ClickHouse HTTP on 127.0.0.1:warehouse.http-port) and goflow2",
       "(NetFlow v5/v9/IPFIX on UDP 127.0.0.1:netflow.udp-port). Ctrl-C stops input first,",
       "takes job savepoints and lets the warehouse catch up; the next `up` resumes from them.",
-      "Data: data-dir (default .cheetah/data)."
+      "If a job fails for good (flink.restart-attempts used up), the stack stops the same way",
+      "and exits 1. Data: data-dir (default .cheetah/data)."
     })
 final class UpCommand implements Callable<Integer> {
   @Mixin ConfigOptions config;
@@ -30,7 +31,7 @@ final class UpCommand implements Callable<Integer> {
             cfg.dataDir(),
             false,
             s -> System.err.println("up: " + s));
-    CountDownLatch stopped = new CountDownLatch(1);
+    CompletableFuture<Void> stopped = new CompletableFuture<>();
     Thread hook =
         new Thread(
             () -> {
@@ -41,7 +42,7 @@ final class UpCommand implements Callable<Integer> {
                 System.err.println("up: clean stop failed: " + e.getMessage() + "; stopping hard");
                 stack.close();
               } finally {
-                stopped.countDown();
+                stopped.complete(null);
               }
             },
             "cheetah-shutdown");
@@ -63,7 +64,12 @@ final class UpCommand implements Callable<Integer> {
             + "\"bootstrap\":\"%s\"}%n",
         stack.netflowPort(), stack.warehouseUrl(), stack.flinkUrl(), stack.bootstrap());
     System.out.flush();
-    stopped.await();
-    return 0;
+    CompletableFuture.anyOf(stopped, stack.jobFailure()).join();
+    if (stopped.isDone()) {
+      return 0;
+    }
+    // A job failed for good: exit 1, and the shutdown hook stops the rest cleanly.
+    System.err.println("up: stopping because a Flink job failed: " + stack.jobFailure().join());
+    return 1;
   }
 }

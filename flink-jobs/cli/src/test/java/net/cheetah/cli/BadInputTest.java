@@ -187,6 +187,7 @@ class BadInputTest {
                   "netflow_v5",
                   exporter));
       EndToEnd.assertStoredOnce(stack, tools, StoredOnce.Result.FLOWS);
+      EndToEnd.assertNoRestarts(stack);
     }
     EndToEnd.say(TEST, String.format("passed in %.1f s", (System.nanoTime() - t0) / 1e9));
   }

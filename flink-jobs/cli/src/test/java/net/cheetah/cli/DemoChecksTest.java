@@ -290,4 +290,22 @@ class DemoChecksTest {
     rows.set(5, rows.get(5).replace("\t13\tc6\t", "\t11\tc6\t")); // remove with its add at 11
     assertThat(guardrails(rows).differences()).isEmpty();
   }
+
+  @Test
+  void aJobThatRestartedFailsTheDemoAndIsNamed() {
+    var ok =
+        DemoCommand.noRestarts(java.util.Map.of("cheetah-normalize", 0L, "cheetah-cheetahs", 0L));
+    assertThat(ok.ok()).isTrue();
+    assertThat(ok.line()).isEqualTo("restarts: 2 Flink jobs, 0 restarted");
+    var one =
+        DemoCommand.noRestarts(java.util.Map.of("cheetah-normalize", 1L, "cheetah-cheetahs", 0L));
+    assertThat(one.ok()).isFalse();
+    assertThat(one.differences())
+        .singleElement()
+        .asString()
+        .startsWith("cheetah-normalize restarted 1");
+    assertThat(DemoCommand.noRestarts(java.util.Map.of()).ok())
+        .as("no counts read is no proof of no restarts")
+        .isFalse();
+  }
 }

@@ -26,6 +26,7 @@ import java.util.regex.Pattern;
 import net.cheetah.config.CheetahConfig;
 import net.cheetah.runtime.ChildProcess;
 import net.cheetah.runtime.Wait;
+import org.apache.flink.api.common.JobStatus;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.apache.kafka.clients.admin.ListOffsetsOptions;
@@ -378,6 +379,30 @@ final class EndToEnd {
       states.put(m.group(1), m.group(2));
     }
     return states;
+  }
+
+  /**
+   * Every job of the stack runs and never restarted (numRestarts from the Flink REST API, {@link
+   * Stack#jobRestarts()}): a restart loses nothing, but it means something threw, which a test that
+   * kills nothing must not hide. Call it at the end of the test, with the stack still up.
+   */
+  static void assertNoRestarts(Stack stack) {
+    assertThat(stack.jobStatuses())
+        .as("Flink jobs of the stack (a job that failed for good: see its ERROR line)")
+        .containsOnlyKeys(
+            net.cheetah.jobs.NormalizeJob.NAME,
+            net.cheetah.jobs.CheetahJob.NAME,
+            net.cheetah.jobs.LinkStatsJob.NAME,
+            net.cheetah.jobs.ThresholdJob.NAME,
+            net.cheetah.jobs.RedirectJob.NAME)
+        .allSatisfy(
+            (name, state) -> assertThat(state).as("state of " + name).isEqualTo(JobStatus.RUNNING));
+    assertThat(stack.jobRestarts())
+        .as(
+            "restarts per Flink job (numRestarts, REST API %s; each restart's cause is in a"
+                + " 'warning: Flink job ... restarted' line above)",
+            stack.flinkUrl())
+        .allSatisfy((name, restarts) -> assertThat(restarts).as("restarts of " + name).isZero());
   }
 
   /** Live processes started by this JVM (at any depth) whose command line contains {@code part}. */

@@ -173,6 +173,7 @@ class LinkStatsEndToEndTest {
       }
       EndToEnd.assertStoredOnce(
           stack, tools, StoredOnce.Result.LINK_STATS, StoredOnce.Result.THRESHOLDS);
+      EndToEnd.assertNoRestarts(stack);
     }
   }
 
@@ -304,6 +305,7 @@ class LinkStatsEndToEndTest {
       }
       assertThat(fromTable.get(0).getReason()).startsWith("a loss table arrived");
       assertThat(expectedR).isIn(0.0, 200e6, 500e6, 800e6);
+      EndToEnd.assertNoRestarts(stack);
     }
   }
 

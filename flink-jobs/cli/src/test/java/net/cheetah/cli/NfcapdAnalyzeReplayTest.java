@@ -155,6 +155,8 @@ class NfcapdAnalyzeReplayTest {
           EndToEnd.csv(tools, wh, "demo_flowsets.sql"),
           "backfill");
       EndToEnd.assertStoredOnce(stack, tools, FLOWS, CHEETAHS, FLOWSETS);
+      // The backfill was killed, not a Flink job: none of them may have restarted.
+      EndToEnd.assertNoRestarts(stack);
     }
   }
 
@@ -259,6 +261,7 @@ class NfcapdAnalyzeReplayTest {
       assertThat(rows(stCheetahs)).as("stored cheetahs vs analyze").isEqualTo(rows(anCheetahs));
       assertThat(rows(stFlowsets)).as("stored flowsets vs analyze").isEqualTo(rows(anFlowsets));
       EndToEnd.assertStoredOnce(stack, tools, FLOWS, CHEETAHS, FLOWSETS);
+      EndToEnd.assertNoRestarts(stack);
     }
     EndToEnd.say(TEST, String.format("passed in %.1f s", secs(t0)));
   }

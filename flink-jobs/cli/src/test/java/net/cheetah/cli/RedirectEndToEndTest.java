@@ -239,6 +239,7 @@ class RedirectEndToEndTest {
       // At least once by design, but nothing failed here: each decision and command once.
       EndToEnd.assertStoredOnce(
           stack, tools, StoredOnce.Result.REDIRECT_DECISIONS, StoredOnce.Result.REDIRECT_COMMANDS);
+      EndToEnd.assertNoRestarts(stack);
     }
   }
 

@@ -130,6 +130,8 @@ class RestartTest {
       replay(tools, logs, "replay-1", first, a.netflowPort());
       EndToEnd.awaitStored(a, tools, firstRecords, 0, 0, Duration.ofMinutes(2));
       EndToEnd.assertStoredOnce(a, tools, FLOWS, CHEETAHS, FLOWSETS);
+      // A clean stop is not a crash: neither stack's jobs may have restarted.
+      EndToEnd.assertNoRestarts(a);
       a.stopCleanly(Duration.ofSeconds(60));
     }
     EndToEnd.say(
@@ -161,6 +163,7 @@ class RestartTest {
       EndToEnd.assertMatchesTruth(
           tools, wh, truthCheetahs, TruthCheck.read(truth.resolve("flowsets.csv")));
       EndToEnd.assertStoredOnce(b, tools, FLOWS, CHEETAHS, FLOWSETS);
+      EndToEnd.assertNoRestarts(b);
     }
     EndToEnd.say(TEST, String.format("passed in %.1f s", (System.nanoTime() - t0) / 1e9));
   }

@@ -199,6 +199,7 @@ class SoftflowdEndToEndTest {
           StoredOnce.Result.FLOWS,
           StoredOnce.Result.CHEETAHS,
           StoredOnce.Result.FLOWSETS);
+      EndToEnd.assertNoRestarts(stack);
     }
     EndToEnd.say(TEST, String.format("passed in %.1f s", (System.nanoTime() - t0) / 1e9));
   }

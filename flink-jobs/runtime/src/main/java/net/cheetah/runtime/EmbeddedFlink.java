@@ -469,6 +469,24 @@ public final class EmbeddedFlink implements AutoCloseable {
   }
 
   /**
+   * How often the job restarted, from the REST API ({@link FlinkRest#restarts}): empty until the
+   * count is first reported, about {@link Config#metricsRefresh()} after the job started.
+   */
+  public OptionalLong restarts(JobID jobId) {
+    return rest().restarts(jobId.toHexString());
+  }
+
+  /** The job's state as the REST API shows it (cached there for a few seconds). */
+  String shownState(JobID jobId) {
+    return rest().state(jobId.toHexString());
+  }
+
+  /** The job's failures, newest first, with their causes (the REST API's exception history). */
+  public List<FlinkRest.Failure> failures(JobID jobId) {
+    return rest().failures(jobId.toHexString());
+  }
+
+  /**
    * A task or operator metric of one vertex summed over its subtasks, e.g. {@code numRecordsIn} or
    * {@code <operator>.numRecordsOut}; empty while the metric is not reported yet.
    */

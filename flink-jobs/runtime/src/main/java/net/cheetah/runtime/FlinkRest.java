@@ -10,10 +10,12 @@ import java.net.http.HttpResponse;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.OptionalLong;
 
 /**
- * Reads a Flink cluster's REST API: job ids and per-vertex record counts, for progress reports of
- * the embedded cluster and of the local cluster `cheetah analyze` runs.
+ * Reads a Flink cluster's REST API: job ids, per-vertex record counts, restarts and their causes,
+ * for progress and health reports of the embedded cluster and of the local cluster `cheetah
+ * analyze` runs.
  */
 public final class FlinkRest {
   private static final Duration CLIENT_TIMEOUT = Duration.ofSeconds(30);
@@ -49,6 +51,75 @@ public final class FlinkRest {
               metrics.path("write-records").asLong(0)));
     }
     return vertices;
+  }
+
+  /** The job's state as the REST API shows it, e.g. RUNNING, RESTARTING, FAILED. */
+  public String state(String jobId) {
+    return get("/jobs/" + jobId).path("state").asText("");
+  }
+
+  /**
+   * How often the job restarted. While it runs: its {@code numRestarts} metric, empty until the
+   * cluster's metric fetcher first reported it (about a second after the start). Once it ended: its
+   * exception history, since the metric stops being fetched at the end and may miss the last
+   * restarts: every failure restarted it, except the last one of a FAILED job (at most the
+   * history's size, 16 failures, unless the metric saw more).
+   */
+  public OptionalLong restarts(String jobId) {
+    OptionalLong metric = OptionalLong.empty();
+    for (JsonNode m : get("/jobs/" + jobId + "/metrics?get=numRestarts")) {
+      if ("numRestarts".equals(m.path("id").asText()) && m.has("value")) {
+        metric = OptionalLong.of(Long.parseLong(m.path("value").asText()));
+      }
+    }
+    String state = state(jobId);
+    if (!ENDED.contains(state)) {
+      return metric;
+    }
+    long failures = failures(jobId).size();
+    long fromHistory = state.equals("FAILED") ? Math.max(0, failures - 1) : failures;
+    return OptionalLong.of(Math.max(metric.orElse(0), fromHistory));
+  }
+
+  /** Globally terminal job states. */
+  public static final java.util.Set<String> ENDED =
+      java.util.Set.of("FAILED", "CANCELED", "FINISHED");
+
+  /** A failure of a job: when, in which task (empty for a global failure), and why. */
+  public record Failure(long timestampMs, String task, String cause) {}
+
+  /**
+   * The job's failures, newest first (its exception history): each failure that restarted the job,
+   * and the one that failed it for good. The cause is the exception's first line, plus its root
+   * cause's when it wraps one (Flink's "Recovery is suppressed by ..." wraps the task's).
+   */
+  public List<Failure> failures(String jobId) {
+    List<Failure> failures = new ArrayList<>();
+    for (JsonNode entry :
+        get("/jobs/" + jobId + "/exceptions").path("exceptionHistory").path("entries")) {
+      failures.add(
+          new Failure(
+              entry.path("timestamp").asLong(0),
+              entry.path("taskName").asText(""),
+              cause(entry.path("stacktrace").asText(entry.path("exceptionName").asText("")))));
+    }
+    return failures;
+  }
+
+  /** "first line", or "first line; root cause: last Caused by line" of a stack trace. */
+  static String cause(String stacktrace) {
+    List<String> lines = stacktrace.lines().toList();
+    if (lines.isEmpty()) {
+      return "(no exception reported)";
+    }
+    String first = lines.get(0).strip();
+    String root = "";
+    for (String line : lines) {
+      if (line.startsWith("Caused by: ")) {
+        root = line.substring("Caused by: ".length()).strip();
+      }
+    }
+    return root.isEmpty() ? first : first + "; root cause: " + root;
   }
 
   JsonNode get(String path) {
