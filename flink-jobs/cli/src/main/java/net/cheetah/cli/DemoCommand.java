@@ -320,6 +320,24 @@ final class DemoCommand implements Callable<Integer> {
         - 25 * 3_600_000L;
   }
 
+  /**
+   * The detection definition (H, I, tau, G, active timeout) as the generator's flags, so that its
+   * ground truth is computed with the values the stack runs with.
+   */
+  static List<String> definitionArgs(Detection d) {
+    return List.of(
+        "--h-bytes",
+        Long.toString(d.hBytes()),
+        "--interval-s",
+        Double.toString(d.intervalMs() / 1000.0),
+        "--tau-s",
+        Double.toString(d.tauMs() / 1000.0),
+        "--gap-s",
+        Double.toString(d.gapMs() / 1000.0),
+        "--active-timeout",
+        Double.toString(d.activeTimeoutMs() / 1000.0));
+  }
+
   private void generate(Tools tools, Detection d, int port, Path truth, long timeBase)
       throws Exception {
     List<String> cmd =
@@ -344,17 +362,8 @@ final class DemoCommand implements Callable<Integer> {
                 "--transfers",
                 Integer.toString(transfers),
                 "--truth",
-                truth.toString(),
-                "--h-bytes",
-                Long.toString(d.hBytes()),
-                "--interval-s",
-                Double.toString(d.intervalMs() / 1000.0),
-                "--tau-s",
-                Double.toString(d.tauMs() / 1000.0),
-                "--gap-s",
-                Double.toString(d.gapMs() / 1000.0),
-                "--active-timeout",
-                Double.toString(d.activeTimeoutMs() / 1000.0)));
+                truth.toString()));
+    cmd.addAll(definitionArgs(d));
     say(
         "exporting the synthetic workload ("
             + (ipfix ? "IPFIX" : "NetFlow v9")

@@ -47,44 +47,34 @@ class EdgeCasesEndToEndTest {
     try (Stack stack =
         new Stack(cfg, tools, dir.resolve("stack"), true, s -> EndToEnd.say(TEST, s))) {
       stack.start();
-      EndToEnd.generator(
-          tools,
-          logs,
-          "netflow",
-          List.of(
-              "netflow",
-              "--workload",
-              "edges",
-              "--target",
-              EndToEnd.LOOPBACK + ":" + stack.netflowPort(),
-              "--version",
-              "9",
-              "--sampling",
-              "10,100",
-              "--time-base",
-              // 06:00 yesterday: recent, in the past, an interval edge
-              Long.toString(EndToEnd.yesterdayAt(6 * 3_600_000L)),
-              "--span",
-              "900",
-              "--margin",
-              "0",
-              "--h-bytes",
-              Long.toString(d.hBytes()),
-              "--interval-s",
-              Double.toString(d.intervalMs() / 1000.0),
-              "--tau-s",
-              Double.toString(d.tauMs() / 1000.0),
-              "--gap-s",
-              Double.toString(d.gapMs() / 1000.0),
-              "--active-timeout",
-              Double.toString(d.activeTimeoutMs() / 1000.0),
-              "--rate",
-              "4000",
-              "--pps",
-              "500",
-              "--truth",
-              truth.toString(),
-              "--quiet"));
+      List<String> args =
+          new java.util.ArrayList<>(
+              List.of(
+                  "netflow",
+                  "--workload",
+                  "edges",
+                  "--target",
+                  EndToEnd.LOOPBACK + ":" + stack.netflowPort(),
+                  "--version",
+                  "9",
+                  "--sampling",
+                  "10,100",
+                  "--time-base",
+                  // 06:00 yesterday: recent, in the past, an interval edge
+                  Long.toString(EndToEnd.yesterdayAt(6 * 3_600_000L)),
+                  "--span",
+                  "900",
+                  "--margin",
+                  "0",
+                  "--rate",
+                  "4000",
+                  "--pps",
+                  "500",
+                  "--truth",
+                  truth.toString(),
+                  "--quiet"));
+      args.addAll(DemoCommand.definitionArgs(d));
+      EndToEnd.generator(tools, logs, "netflow", args);
       long records = totalRecords(truth);
       int cheetahs = EndToEnd.dataRows(truth.resolve("cheetahs.csv"));
       int flowsets = EndToEnd.dataRows(truth.resolve("flowsets.csv"));
