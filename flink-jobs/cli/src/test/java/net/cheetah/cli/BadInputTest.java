@@ -156,16 +156,8 @@ class BadInputTest {
       }
       assertThat(rows).as("every rejected row").hasSize(expectedRejected);
 
-      // Nothing crashed, and the valid flow went all the way through.
-      assertThat(EndToEnd.jobStates(stack))
-          .as("Flink jobs: every job of the stack still running")
-          .containsOnlyKeys(
-              net.cheetah.jobs.NormalizeJob.NAME,
-              net.cheetah.jobs.CheetahJob.NAME,
-              net.cheetah.jobs.LinkStatsJob.NAME,
-              net.cheetah.jobs.ThresholdJob.NAME,
-              net.cheetah.jobs.RedirectJob.NAME)
-          .allSatisfy((name, state) -> assertThat(state).as(name).isEqualTo("RUNNING"));
+      // Nothing crashed (every job running, none restarted: assertNoRestarts below), and the
+      // valid flow went all the way through.
       assertThat(EndToEnd.descendants("cheetah-goflow2")).as("the collector process").isNotEmpty();
       assertThat(
               wh.query(

@@ -5,10 +5,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 import java.io.IOException;
 import java.net.DatagramSocket;
 import java.net.InetSocketAddress;
-import java.net.URI;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
-import java.net.http.HttpResponse;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -359,26 +355,6 @@ final class EndToEnd {
   static int dataRows(Path csv) throws IOException {
     return (int)
         Files.readAllLines(csv).stream().filter(l -> !l.isBlank() && !l.startsWith("src,")).count();
-  }
-
-  /** State of every job on the stack's Flink REST API, e.g. {cheetah-normalize=RUNNING}. */
-  static Map<String, String> jobStates(Stack stack) throws IOException, InterruptedException {
-    HttpClient http = HttpClient.newHttpClient();
-    HttpResponse<String> r =
-        http.send(
-            HttpRequest.newBuilder(URI.create(stack.flinkUrl() + "/jobs/overview"))
-                .timeout(Duration.ofSeconds(10))
-                .build(),
-            HttpResponse.BodyHandlers.ofString());
-    assertThat(r.statusCode()).as("Flink REST /jobs/overview").isEqualTo(200);
-    Map<String, String> states = new java.util.TreeMap<>();
-    Matcher m =
-        Pattern.compile("\"name\"\\s*:\\s*\"([^\"]+)\".*?\"state\"\\s*:\\s*\"([A-Z_]+)\"")
-            .matcher(r.body());
-    while (m.find()) {
-      states.put(m.group(1), m.group(2));
-    }
-    return states;
   }
 
   /**
