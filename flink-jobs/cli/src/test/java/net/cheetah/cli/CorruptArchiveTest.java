@@ -271,23 +271,8 @@ class CorruptArchiveTest {
     List<BadInputTest.V5Record> records = new ArrayList<>(GOOD);
     records.add(ZERO_PACKETS);
     records.add(TOO_SMALL);
-    try (ChildProcess capd =
-            EndToEnd.child(
-                logs,
-                "nfcapd",
-                List.of(
-                    nfcapd.toString(),
-                    "-b",
-                    EndToEnd.LOOPBACK,
-                    "-p",
-                    Integer.toString(port),
-                    "-w",
-                    archive.toString(),
-                    "-t",
-                    "3600"),
-                Map.of("TZ", "UTC"));
+    try (ChildProcess capd = EndToEnd.nfcapd(logs, nfcapd, port, archive);
         DatagramSocket udp = new DatagramSocket(new InetSocketAddress(EndToEnd.LOOPBACK, 0))) {
-      capd.awaitStderrLine(l -> l.startsWith("Startup nfcapd"), Duration.ofSeconds(30));
       byte[] d = BadInputTest.v5(unixSecs, 1_000_000, records.size(), records);
       udp.send(new DatagramPacket(d, d.length, new InetSocketAddress(EndToEnd.LOOPBACK, port)));
       capd.awaitStderrLine(l -> l.contains("New exporter"), Duration.ofSeconds(30));

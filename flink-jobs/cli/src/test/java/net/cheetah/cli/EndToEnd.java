@@ -159,6 +159,34 @@ final class EndToEnd {
     return c;
   }
 
+  /**
+   * A real nfcapd on 127.0.0.1:{@code port} writing {@code archive} (one file per hour, UTC), with
+   * {@code extra} arguments; returned once it says it started. Stop it (SIGTERM) to close its file.
+   */
+  static ChildProcess nfcapd(Path logs, Path nfcapd, int port, Path archive, String... extra) {
+    List<String> cmd =
+        new ArrayList<>(
+            List.of(
+                nfcapd.toString(),
+                "-b",
+                LOOPBACK,
+                "-p",
+                Integer.toString(port),
+                "-w",
+                archive.toString(),
+                "-t",
+                "3600"));
+    cmd.addAll(List.of(extra));
+    ChildProcess capd = child(logs, "nfcapd", cmd, Map.of("TZ", "UTC"));
+    try {
+      capd.awaitStderrLine(l -> l.startsWith("Startup nfcapd"), Duration.ofSeconds(30));
+    } catch (RuntimeException e) {
+      capd.stop(); // by its PID; the caller never gets it to close
+      throw e;
+    }
+    return capd;
+  }
+
   /** `catch`: records every datagram sent to a free loopback port into {@code out}. */
   static final class Catcher implements AutoCloseable {
     final ChildProcess process;

@@ -274,25 +274,8 @@ class NfcapdAnalyzeReplayTest {
       throws Exception {
     int port = EndToEnd.freeUdpPort();
     try (ChildProcess capd =
-        EndToEnd.child(
-            logs,
-            "nfcapd",
-            List.of(
-                nfcapd.toString(),
-                "-b",
-                EndToEnd.LOOPBACK,
-                "-p",
-                Integer.toString(port),
-                "-w",
-                archive.toString(),
-                "-t",
-                "3600",
-                "-B",
-                "4194304",
-                "-s",
-                Integer.toString(-SAMPLING)),
-            Map.of("TZ", "UTC"))) {
-      capd.awaitStderrLine(l -> l.startsWith("Startup nfcapd"), Duration.ofSeconds(30));
+        EndToEnd.nfcapd(
+            logs, nfcapd, port, archive, "-B", "4194304", "-s", Integer.toString(-SAMPLING))) {
       EndToEnd.generator(
           tools,
           logs,
