@@ -45,7 +45,14 @@ pass() { echo "PASS $1"; record PASS "$1"; PASSED=$((PASSED + 1)); }
 fail() { echo "FAIL $1"; record FAIL "$1" "${2:-}"; FAILED=$((FAILED + 1)); [ -n "${2:-}" ] && sed 's/^/  /' "$2" >&2; return 0; }
 skip() { echo "SKIP $1"; record SKIP "$1" "${2:-}"; SKIPPED=$((SKIPPED + 1)); }
 # Runs "$@" quietly; PASS/FAIL line named $NAME, with its output shown on failure.
-check() { local name="$1"; shift; if "$@" >"$WORK/out" 2>&1; then pass "$name"; else fail "$name" "$WORK/out"; fi; }
+# Every program it runs has a time limit (a hang is that check's failure, exit 124); a shell
+# function (probe below) runs the probe offline on a file and ends with it.
+LIMIT=(timeout --kill-after=10 $((FUZZ_SECONDS + 600)))
+check() {
+  local name="$1" t=(); shift
+  [ "$(type -t "$1")" = function ] || t=("${LIMIT[@]}")
+  if "${t[@]}" "$@" >"$WORK/out" 2>&1; then pass "$name"; else fail "$name" "$WORK/out"; fi
+}
 # Re-emits a runner's own PASS/FAIL lines under a prefix and counts them; the
 # lines a runner prints before a FAIL line (its failed checks) are that test's details.
 relay() {
@@ -112,10 +119,10 @@ fi
 
 # --- unit tests: cache, LRU, flight rule, parser, bins; then under ASan/UBSan --
 # A runner that dies without a FAIL line (a crash) is a failure too.
-"$BUILD/unit" >"$WORK/unit.log" 2>&1; rc=$?
+"${LIMIT[@]}" "$BUILD/unit" >"$WORK/unit.log" 2>&1; rc=$?
 relay "unit." "$WORK/unit.log"
 if [ $rc -ne 0 ] && ! grep -q '^FAIL' "$WORK/unit.log"; then fail unit.clean_exit "$WORK/unit.log"; fi
-"$BUILD/unit-asan" >"$WORK/asan.log" 2>&1; rc=$?
+"${LIMIT[@]}" "$BUILD/unit-asan" >"$WORK/asan.log" 2>&1; rc=$?
 relay "asan." "$WORK/asan.log"
 if [ $rc -ne 0 ] && ! grep -q '^FAIL' "$WORK/asan.log"; then fail asan.clean_exit "$WORK/asan.log"; fi
 
@@ -153,7 +160,7 @@ check probe.errors_name_the_input bash "$HERE/tests/check_errors.sh" "$BIN/cheet
 # --- integration: a real broker, live capture on veths (pytest) -----------------
 if [ $KAFKA -eq 1 ]; then
   PROBE_BIN="$BIN/cheetah-probe" TRACEGEN_BIN="$BIN/cheetah-tracegen" CHEETAH="$ROOT/cheetah" \
-    "$VENV_PY" -m pytest -q -rA -p no:cacheprovider "$HERE/tests/integration" >"$WORK/kafka.log" 2>&1; rc=$?
+    "$VENV_PY" -m pytest -q -rA -p no:cacheprovider -o timeout=600 "$HERE/tests/integration" >"$WORK/kafka.log" 2>&1; rc=$?
   # -rA summary lines: "PASSED path::test", "FAILED path::test - message",
   # "SKIPPED [n] path:line: reason"
   while read -r verdict name rest; do
