@@ -16,7 +16,11 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import net.cheetah.runtime.Wait;
 import org.apache.flink.api.common.JobStatus;
+import org.apache.flink.api.common.eventtime.WatermarkStrategy;
 import org.apache.flink.api.common.functions.MapFunction;
+import org.apache.flink.api.common.typeinfo.Types;
+import org.apache.flink.api.connector.source.util.ratelimit.RateLimiterStrategy;
+import org.apache.flink.connector.datagen.source.DataGeneratorSource;
 import org.apache.flink.streaming.api.functions.sink.v2.DiscardingSink;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
@@ -48,8 +52,8 @@ class FlinkJobsTest {
   private final List<String> said = Collections.synchronizedList(new ArrayList<>());
 
   /**
-   * Passes numbers on, 50 per second; each time number 5 arrives it appends a line to {@code
-   * tries}, and throws while it has been tried at most {@code throwing} times.
+   * Passes numbers on; each time number 5 arrives it appends a line to {@code tries}, and throws
+   * while it has been tried at most {@code throwing} times.
    */
   static final class Poison implements MapFunction<Long, Long> {
     private final String tries;
@@ -62,7 +66,6 @@ class FlinkJobsTest {
 
     @Override
     public Long map(Long n) throws Exception {
-      Thread.sleep(20);
       if (n == 5) {
         Path file = Path.of(tries);
         Files.writeString(
@@ -80,16 +83,29 @@ class FlinkJobsTest {
     }
   }
 
+  /**
+   * A job of numbers 0, 1, 2, ... at 50 per second (the source's rate limit: the job keeps running
+   * long enough to be watched, without sleeping in an operator) through {@link Poison}.
+   */
+  private static void submitPoisoned(FlinkJobs jobs, String name, Path tries, int throwing)
+      throws Exception {
+    jobs.submit(
+        name,
+        env ->
+            env.fromSource(
+                    new DataGeneratorSource<>(
+                        n -> n, Long.MAX_VALUE, RateLimiterStrategy.perSecond(50), Types.LONG),
+                    WatermarkStrategy.noWatermarks(),
+                    "numbers")
+                .map(new Poison(tries, throwing))
+                .sinkTo(new DiscardingSink<>()));
+  }
+
   @Test
   void aJobThatThrowsOnceRestartsOnceAndTheRestartIsCountedAndReported() throws Exception {
     Path tries = dir.resolve("tries");
     try (FlinkJobs jobs = started()) {
-      jobs.submit(
-          "throws-once",
-          env ->
-              env.fromSequence(0, Long.MAX_VALUE)
-                  .map(new Poison(tries, 1))
-                  .sinkTo(new DiscardingSink<>()));
+      submitPoisoned(jobs, "throws-once", tries, 1);
       Wait.until(
           "the poison record to pass on its second try",
           WAIT,
@@ -122,12 +138,7 @@ class FlinkJobsTest {
   void aJobThatAlwaysThrowsFailsAfterTheConfiguredAttemptsAndIsReported() throws Exception {
     Path tries = dir.resolve("tries");
     try (FlinkJobs jobs = started()) {
-      jobs.submit(
-          "always-throws",
-          env ->
-              env.fromSequence(0, Long.MAX_VALUE)
-                  .map(new Poison(tries, Integer.MAX_VALUE))
-                  .sinkTo(new DiscardingSink<>()));
+      submitPoisoned(jobs, "always-throws", tries, Integer.MAX_VALUE);
       String failure;
       try {
         failure = jobs.failure().get(WAIT.toSeconds(), TimeUnit.SECONDS);
