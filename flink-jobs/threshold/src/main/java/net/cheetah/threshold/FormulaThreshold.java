@@ -1,5 +1,7 @@
 package net.cheetah.threshold;
 
+import net.cheetah.core.threshold.ThresholdMode;
+
 /** Formula mode of the rate threshold (ARCHITECTURE.md): R = α_bg (C − r̄_bg). */
 public final class FormulaThreshold {
   private FormulaThreshold() {}

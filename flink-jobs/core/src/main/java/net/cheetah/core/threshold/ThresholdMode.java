@@ -1,8 +1,15 @@
-package net.cheetah.threshold;
+package net.cheetah.core.threshold;
 
-/** How a threshold was chosen (thresholds.v1 ThresholdMode). */
+/**
+ * How the rate threshold R is chosen (ARCHITECTURE.md, "Rate threshold R"): the configured mode
+ * ({@code thresholds.mode}, {@code thresholds.feedback-base}) and the mode a published R came from
+ * (thresholds.v1 ThresholdMode).
+ */
 public enum ThresholdMode {
+  /** R = α_bg (C − r̄_bg). */
   FORMULA,
+  /** R from simulated loss tables. */
   TABLE,
+  /** The base mode's R corrected by SNMP discards. */
   FEEDBACK
 }
