@@ -17,12 +17,8 @@ import java.util.function.Consumer;
 import net.cheetah.config.CheetahConfig;
 import net.cheetah.core.Topics;
 import net.cheetah.core.flow.Address;
-import net.cheetah.jobs.CheetahJob;
 import net.cheetah.jobs.JobSettings;
-import net.cheetah.jobs.LinkStatsJob;
-import net.cheetah.jobs.NormalizeJob;
-import net.cheetah.jobs.RedirectJob;
-import net.cheetah.jobs.ThresholdJob;
+import net.cheetah.jobs.StreamJob;
 import net.cheetah.jobs.redirects.RedirectKeys;
 import net.cheetah.runtime.ChildProcess;
 import net.cheetah.runtime.EmbeddedKafka;
@@ -109,12 +105,8 @@ final class Stack implements AutoCloseable {
    * fresh random key the first time (docs/REDIRECTS.md; give adapters the same file).
    */
   Path redirectKeys() throws IOException {
-    String configured = cfg.redirects().keysFile();
-    if (!configured.isBlank()) {
-      return Path.of(configured);
-    }
-    Path file = data.resolve("keys").resolve("redirects.json");
-    if (!Files.exists(file)) {
+    Path file = JobSettings.redirectKeysFile(cfg, data);
+    if (cfg.redirects().keysFile().isBlank() && !Files.exists(file)) {
       RedirectKeys.create(file, "k" + java.time.LocalDate.now(java.time.ZoneOffset.UTC));
       say.accept("created redirect signing key " + file);
     }
@@ -187,15 +179,11 @@ final class Stack implements AutoCloseable {
             + " thresholds; redirects)");
     flink = new FlinkJobs(cfg, data, freePorts, say);
     flink.start();
-    JobSettings settings = new JobSettings(bootstrap, cfg.detection());
-    flink.submit(NormalizeJob.NAME, env -> NormalizeJob.addTo(env, settings));
-    flink.submit(CheetahJob.NAME, env -> CheetahJob.addTo(env, settings));
-    flink.submit(LinkStatsJob.NAME, env -> LinkStatsJob.addTo(env, bootstrap, cfg.linkStats()));
-    flink.submit(ThresholdJob.NAME, env -> ThresholdJob.addTo(env, bootstrap, cfg.thresholds()));
-    Path keys = redirectKeys();
-    flink.submit(
-        RedirectJob.NAME,
-        env -> RedirectJob.addTo(env, bootstrap, cfg.redirects().settings(), keys));
+    redirectKeys(); // the redirect job's signing key, created on first start
+    JobSettings settings = new JobSettings(bootstrap, cfg, data);
+    for (StreamJob job : StreamJob.stack()) {
+      flink.submit(job.name(), env -> job.addTo(env, settings));
+    }
     flink.awaitRunning(Duration.ofSeconds(60));
     say.accept("Flink jobs running; dashboard " + flink.restUrl());
 
