@@ -1,9 +1,14 @@
-package net.cheetah.simulator;
+package net.cheetah.cli.simulate;
 
 import java.io.PrintWriter;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.Callable;
+import net.cheetah.simulator.Background;
+import net.cheetah.simulator.PointResult;
+import net.cheetah.simulator.PointRunner;
+import net.cheetah.simulator.Quantities;
+import net.cheetah.simulator.Scenario;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;

@@ -1,10 +1,15 @@
-package net.cheetah.simulator;
+package net.cheetah.cli.simulate;
 
 import java.io.PrintWriter;
 import java.util.List;
 import java.util.Locale;
 import java.util.Optional;
 import java.util.concurrent.Callable;
+import net.cheetah.simulator.PointRunner;
+import net.cheetah.simulator.PortSimulation;
+import net.cheetah.simulator.Quantities;
+import net.cheetah.simulator.RunResult;
+import net.cheetah.simulator.Scenario;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;

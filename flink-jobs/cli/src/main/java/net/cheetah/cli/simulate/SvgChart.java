@@ -1,4 +1,4 @@
-package net.cheetah.simulator;
+package net.cheetah.cli.simulate;
 
 import java.util.ArrayList;
 import java.util.List;

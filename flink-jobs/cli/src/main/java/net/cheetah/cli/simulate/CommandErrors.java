@@ -1,4 +1,4 @@
-package net.cheetah.simulator;
+package net.cheetah.cli.simulate;
 
 import java.io.IOException;
 import java.io.PrintWriter;

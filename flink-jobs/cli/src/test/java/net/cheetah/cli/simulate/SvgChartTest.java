@@ -1,4 +1,4 @@
-package net.cheetah.simulator;
+package net.cheetah.cli.simulate;
 
 import static org.assertj.core.api.Assertions.assertThat;
 

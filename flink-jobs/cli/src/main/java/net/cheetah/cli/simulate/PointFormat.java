@@ -1,6 +1,10 @@
-package net.cheetah.simulator;
+package net.cheetah.cli.simulate;
 
 import java.util.Locale;
+import net.cheetah.simulator.Estimate;
+import net.cheetah.simulator.PointResult;
+import net.cheetah.simulator.Scenario;
+import net.cheetah.simulator.TcpCheetah;
 
 /** Prints a point's aggregates as a table row or as one JSON line. */
 final class PointFormat {

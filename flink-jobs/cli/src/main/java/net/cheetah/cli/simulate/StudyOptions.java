@@ -1,9 +1,17 @@
-package net.cheetah.simulator;
+package net.cheetah.cli.simulate;
 
 import java.io.IOException;
 import java.nio.file.Path;
 import java.util.Locale;
 import java.util.Optional;
+import net.cheetah.simulator.Background;
+import net.cheetah.simulator.CongestionControl;
+import net.cheetah.simulator.ParetoBursts;
+import net.cheetah.simulator.PortConfig;
+import net.cheetah.simulator.Quantities;
+import net.cheetah.simulator.RecordedBinsFile;
+import net.cheetah.simulator.Scenario;
+import net.cheetah.simulator.TcpCheetah;
 import picocli.CommandLine.Option;
 
 /** The model's options, shared by simulate, its report and its benchmark (picocli mixin). */

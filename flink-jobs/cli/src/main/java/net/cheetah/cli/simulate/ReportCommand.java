@@ -1,4 +1,4 @@
-package net.cheetah.simulator;
+package net.cheetah.cli.simulate;
 
 import java.io.PrintWriter;
 import java.nio.file.Files;
@@ -9,6 +9,12 @@ import java.util.Locale;
 import java.util.Optional;
 import java.util.concurrent.Callable;
 import java.util.function.ToDoubleFunction;
+import net.cheetah.simulator.Estimate;
+import net.cheetah.simulator.PointResult;
+import net.cheetah.simulator.PointRunner;
+import net.cheetah.simulator.Quantities;
+import net.cheetah.simulator.RunResult;
+import net.cheetah.simulator.Scenario;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
