@@ -72,7 +72,7 @@ def _sampling(text: str) -> tuple[int, ...]:
 
 
 def _add_truth_args(p: argparse.ArgumentParser, h: float, i: float, tau: float) -> None:
-    g = p.add_argument_group("truth definitions (ARCHITECTURE.md)")
+    g = p.add_argument_group("truth definitions (docs/ARCHITECTURE.md, \"Definitions and defaults\")")
     g.add_argument("--h-bytes", type=float, default=h, help="cheetah threshold H, bytes within one interval")
     g.add_argument("--interval-s", type=_positive_float, default=i, help="interval I in seconds, aligned to the epoch")
     g.add_argument("--tau-s", type=float, default=tau, help="flowset start gap tau, seconds")

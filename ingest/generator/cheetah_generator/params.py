@@ -1,7 +1,7 @@
 """Typed configuration: every default of the generator lives here, nowhere else.
 
 The truth definitions (cheetah flow, parallel flowset) follow
-"Definitions and defaults" in /work/shared/ARCHITECTURE.md.
+docs/ARCHITECTURE.md, "NetFlow cheetah", "Parallel flowset".
 """
 
 from __future__ import annotations

@@ -1,8 +1,8 @@
 package net.cheetah.jobs;
 
 /**
- * Kafka topic names of ARCHITECTURE.md ("Kafka topics"): the one definition. The runtime's topic
- * list (partitions, retention) refers to these.
+ * Kafka topic names as schemas/topics.yaml lists them (docs/ARCHITECTURE.md, "Kafka topics"). The
+ * runtime's topic list (partitions, retention) refers to these.
  */
 public final class Topics {
   private Topics() {}
@@ -14,7 +14,7 @@ public final class Topics {
   public static final String PROBE_BINS = "probe.bins.v1";
   public static final String PROBE_PACKETS = "probe.packets.v1";
 
-  /** Not in ARCHITECTURE.md's table: the probe's live counters (health), for the NOC. */
+  /** The probe's live counters (health), for the NOC. */
   public static final String PROBE_COUNTERS = "probe.counters.v1";
 
   public static final String SNMP_COUNTERS = "snmp.counters.v1";

@@ -7,7 +7,10 @@ import java.util.Map;
 import java.util.Set;
 import org.apache.kafka.clients.admin.Admin;
 
-/** Every Kafka topic of ARCHITECTURE.md ("Kafka topics"), with partitions and retention. */
+/**
+ * Every Kafka topic of schemas/topics.yaml, with partitions and retention (docs/ARCHITECTURE.md,
+ * "Kafka topics").
+ */
 public final class Topics {
 
   public static final String FLOWS_GOFLOW2 = net.cheetah.jobs.Topics.GOFLOW2;
@@ -29,7 +32,7 @@ public final class Topics {
   public static final String THROUGHPUT = net.cheetah.jobs.Topics.THROUGHPUT;
   public static final String ALERTS = net.cheetah.jobs.Topics.ALERTS;
 
-  /** In the order of ARCHITECTURE.md. */
+  /** In the order of schemas/topics.yaml. */
   public static final List<String> ALL =
       List.of(
           FLOWS_GOFLOW2,

@@ -12,7 +12,7 @@ import org.junit.jupiter.api.Test;
 
 class TopicsTest {
 
-  /** Copied by hand from ARCHITECTURE.md, "Kafka topics". */
+  /** Copied by hand from schemas/topics.yaml. */
   private static final List<String> ARCHITECTURE_TOPICS =
       List.of(
           "flows.goflow2.v1",
@@ -21,7 +21,7 @@ class TopicsTest {
           "probe.flights.v1",
           "probe.bins.v1",
           "probe.packets.v1",
-          // Not in ARCHITECTURE.md's table: the probe's live counters, for the NOC.
+          // The probe's live counters, for the NOC.
           "probe.counters.v1",
           "snmp.counters.v1",
           "transfers.v1",
@@ -30,7 +30,7 @@ class TopicsTest {
           "links.stats.v1",
           "thresholds.v1",
           "redirects.commands.v1",
-          // Not in ARCHITECTURE.md's table: every decision of the redirect job, for the audit.
+          // Every decision of the redirect job, for the audit.
           "redirects.decisions.v1",
           "redirects.acks.v1",
           "throughput.v1",
