@@ -2,6 +2,10 @@ package net.cheetah.analytics;
 
 import java.util.function.Consumer;
 import net.cheetah.config.CheetahConfig.Detection;
+import net.cheetah.core.flow.CheetahEvent;
+import net.cheetah.core.flow.Flow;
+import net.cheetah.core.flow.Ids;
+import net.cheetah.core.flow.StitchedFlow;
 
 /**
  * NetFlow cheetah (α flow) detection (docs/ARCHITECTURE.md, "NetFlow cheetah"): records of one

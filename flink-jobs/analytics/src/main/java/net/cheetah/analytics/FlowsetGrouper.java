@@ -5,6 +5,10 @@ import java.util.Collection;
 import java.util.Comparator;
 import java.util.List;
 import java.util.OptionalLong;
+import net.cheetah.core.flow.Address;
+import net.cheetah.core.flow.Flowset;
+import net.cheetah.core.flow.FlowsetMember;
+import net.cheetah.core.flow.Ids;
 
 /**
  * Parallel flowset grouping (docs/ARCHITECTURE.md, "Parallel flowset"): the cheetah flows of one

@@ -8,7 +8,7 @@ import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
 import net.cheetah.runtime.EmbeddedKafka;
 import net.cheetah.runtime.FreePorts;
-import net.cheetah.runtime.Topics;
+import net.cheetah.runtime.TopicLayout;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 
@@ -72,7 +72,8 @@ final class BrokerCommand implements Callable<Integer> {
     Runtime.getRuntime().addShutdownHook(hook);
     try (kafka) {
       kafka.start();
-      new Topics(Topics.Config.embedded().withPartitions(partitions, partitions)).createAll(kafka);
+      new TopicLayout(TopicLayout.Config.embedded().withPartitions(partitions, partitions))
+          .createAll(kafka);
       PrintStream out = System.out;
       out.println("{\"event\":\"ready\",\"bootstrap\":\"" + kafka.bootstrapServers() + "\"}");
       out.flush();

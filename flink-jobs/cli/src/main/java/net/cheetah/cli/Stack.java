@@ -14,8 +14,9 @@ import java.util.Properties;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Consumer;
-import net.cheetah.analytics.Address;
 import net.cheetah.config.CheetahConfig;
+import net.cheetah.core.Topics;
+import net.cheetah.core.flow.Address;
 import net.cheetah.jobs.CheetahJob;
 import net.cheetah.jobs.JobSettings;
 import net.cheetah.jobs.LinkStatsJob;
@@ -26,7 +27,7 @@ import net.cheetah.jobs.redirects.RedirectKeys;
 import net.cheetah.runtime.ChildProcess;
 import net.cheetah.runtime.EmbeddedKafka;
 import net.cheetah.runtime.FreePorts;
-import net.cheetah.runtime.Topics;
+import net.cheetah.runtime.TopicLayout;
 import net.cheetah.schemas.v1.RejectedRecord;
 import org.apache.flink.api.common.JobStatus;
 import org.apache.kafka.clients.admin.Admin;
@@ -175,7 +176,7 @@ final class Stack implements AutoCloseable {
       kafka.start();
       bootstrap = kafka.bootstrapServers();
       int p = cfg.kafka().partitions();
-      new Topics(Topics.Config.embedded().withPartitions(p, p)).createAll(kafka);
+      new TopicLayout(TopicLayout.Config.embedded().withPartitions(p, p)).createAll(kafka);
     } else {
       bootstrap = cfg.kafka().bootstrap();
     }
@@ -253,7 +254,7 @@ final class Stack implements AutoCloseable {
             "-transport.kafka.brokers",
             bootstrap,
             "-transport.kafka.topic",
-            Topics.FLOWS_GOFLOW2,
+            Topics.GOFLOW2,
             // Keyed by exporter (docs/ARCHITECTURE.md, "Data flow"): each exporter's records stay
             // in order in one
             // partition, so event time within a partition only moves forward.
@@ -307,7 +308,7 @@ final class Stack implements AutoCloseable {
       // keep the record without an exporter
     }
     rejectedDatagrams.incrementAndGet();
-    rejectedProducer.send(new ProducerRecord<>(Topics.FLOWS_REJECTED, r.build().toByteArray()));
+    rejectedProducer.send(new ProducerRecord<>(Topics.REJECTED, r.build().toByteArray()));
   }
 
   /**

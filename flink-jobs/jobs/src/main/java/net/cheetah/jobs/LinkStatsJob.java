@@ -4,6 +4,7 @@ import java.nio.charset.StandardCharsets;
 import java.util.Optional;
 import net.cheetah.analytics.links.LinkWindow;
 import net.cheetah.config.CheetahConfig;
+import net.cheetah.core.Topics;
 import net.cheetah.jobs.flink.KafkaIO;
 import net.cheetah.jobs.flink.KeyedBytes;
 import net.cheetah.jobs.links.LinkInput;

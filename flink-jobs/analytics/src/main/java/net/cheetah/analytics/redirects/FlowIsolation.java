@@ -4,6 +4,11 @@ import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
 import java.util.Optional;
+import net.cheetah.core.redirect.CheetahSighting;
+import net.cheetah.core.redirect.CommandIds;
+import net.cheetah.core.redirect.Decision;
+import net.cheetah.core.redirect.RedirectSettings;
+import net.cheetah.core.redirect.Rule;
 
 /**
  * Per-flow isolation for one device (docs/ARCHITECTURE.md, "Redirect commands"): a cheetah start on

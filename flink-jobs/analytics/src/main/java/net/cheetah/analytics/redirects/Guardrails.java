@@ -1,6 +1,9 @@
 package net.cheetah.analytics.redirects;
 
 import java.util.Optional;
+import net.cheetah.core.redirect.Prefix;
+import net.cheetah.core.redirect.RedirectSettings;
+import net.cheetah.core.redirect.Rule;
 
 /**
  * The checks a new rule passes before it is signed (docs/ARCHITECTURE.md, "Redirect commands"), in

@@ -6,6 +6,12 @@ import java.util.Comparator;
 import java.util.List;
 import java.util.Locale;
 import java.util.Optional;
+import net.cheetah.core.redirect.CheetahSighting;
+import net.cheetah.core.redirect.CommandIds;
+import net.cheetah.core.redirect.Decision;
+import net.cheetah.core.redirect.Prefix;
+import net.cheetah.core.redirect.RedirectSettings;
+import net.cheetah.core.redirect.Rule;
 
 /**
  * Prefix filters for one device (docs/ARCHITECTURE.md, "Prefix filters"): an α flow (a NetFlow
@@ -23,8 +29,8 @@ import java.util.Optional;
  * old generation after adding the new one would take both away.
  */
 public final class PrefixFilters {
-  /** Every filter's cause starts so; flow ids (hex hashes) never do. */
-  public static final String CAUSE = "prefix ";
+  /** Every filter's cause starts so ({@link Rule#PREFIX_FILTER_CAUSE}). */
+  public static final String CAUSE = Rule.PREFIX_FILTER_CAUSE;
 
   /** Renewals go out this long before expiry at most (half the age when the age is shorter). */
   static final long MAX_RENEW_WINDOW_MS = 3_600_000;

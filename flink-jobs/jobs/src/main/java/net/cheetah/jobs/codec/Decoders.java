@@ -3,7 +3,7 @@ package net.cheetah.jobs.codec;
 import com.google.protobuf.ByteString;
 import com.google.protobuf.InvalidProtocolBufferException;
 import java.util.Optional;
-import net.cheetah.analytics.Flow;
+import net.cheetah.core.flow.Flow;
 import net.cheetah.jobs.flink.KeyedBytes;
 import net.cheetah.schemas.v1.FlowRecord;
 import net.cheetah.schemas.v1.RejectedRecord;
