@@ -256,8 +256,7 @@ final class Stack implements AutoCloseable {
             "-transport.kafka.topic",
             Topics.GOFLOW2,
             // Keyed by exporter (docs/ARCHITECTURE.md, "Data flow"): each exporter's records stay
-            // in order in one
-            // partition, so event time within a partition only moves forward.
+            // in order in one partition, so event time within a partition only moves forward.
             "-transport.kafka.hashing",
             "-key",
             "sampler_address",
