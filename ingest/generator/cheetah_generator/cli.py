@@ -76,7 +76,7 @@ def _sampling(text: str) -> tuple[int, ...]:
 
 
 def _add_truth_args(p: argparse.ArgumentParser, tp: TruthParams) -> None:
-    g = p.add_argument_group("truth definitions (docs/ARCHITECTURE.md)")
+    g = p.add_argument_group("truth definitions (docs/ARCHITECTURE.md, \"Definitions and defaults\")")
     g.add_argument("--h-bytes", type=float, default=float(tp.h_bytes), help="cheetah threshold H, bytes within one interval")
     g.add_argument(
         "--interval-s", type=_positive_float, default=tp.interval_ms / 1000, help="interval I in seconds, aligned to the epoch"

@@ -1,7 +1,7 @@
 """Typed configuration: every default of the generator lives here, nowhere else.
 
 The truth definitions (cheetah flow, parallel flowset) follow
-"Definitions and defaults" in docs/ARCHITECTURE.md. The defaults of those definitions are
+docs/ARCHITECTURE.md, "Definitions and defaults". The defaults of those definitions are
 the platform's (its config model, `./cheetah config`); `python -m cheetah_generator
 definitions` prints these, and the platform's GeneratorDefinitionsTest compares the two.
 """

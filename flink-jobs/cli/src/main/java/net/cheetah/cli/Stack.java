@@ -43,7 +43,7 @@ import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
 
 /**
- * The embedded stack (ARCHITECTURE.md, runtime modes): the in-JVM broker, a MiniCluster running
+ * The embedded stack (docs/ARCHITECTURE.md, "Embedded"): the in-JVM broker, a MiniCluster running
  * every job, the warehouse and the goflow2 collector as child processes. Started in dependency
  * order; {@link #stopCleanly} stops input first, then takes job savepoints (committing their
  * output) and lets the warehouse catch up, so that the next start loses nothing.
@@ -255,8 +255,8 @@ final class Stack implements AutoCloseable {
             bootstrap,
             "-transport.kafka.topic",
             Topics.GOFLOW2,
-            // Keyed by exporter (ARCHITECTURE.md): each exporter's records stay in order in one
-            // partition, so event time within a partition only moves forward.
+            // Keyed by exporter (docs/ARCHITECTURE.md, "Data flow"): each exporter's records stay
+            // in order in one partition, so event time within a partition only moves forward.
             "-transport.kafka.hashing",
             "-key",
             "sampler_address",

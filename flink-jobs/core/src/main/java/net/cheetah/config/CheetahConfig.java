@@ -11,9 +11,10 @@ import java.util.Properties;
 import java.util.TreeMap;
 
 /**
- * The one typed configuration of Cheetah. Every default of ARCHITECTURE.md lives here and only
- * here; components receive the section they need. Values come from defaults, then an optional
- * properties file, then {@code key=value} overrides (e.g. {@code --set detection.h-bytes=2e9}).
+ * The one typed configuration of Cheetah. Every default of the definitions (docs/ARCHITECTURE.md,
+ * "Definitions and defaults") lives here and only here; components receive the section they need.
+ * Values come from defaults, then an optional properties file, then {@code key=value} overrides
+ * (e.g. {@code --set detection.h-bytes=2e9}).
  */
 public record CheetahConfig(
     Detection detection,
@@ -26,7 +27,7 @@ public record CheetahConfig(
     Thresholds thresholds,
     Path dataDir) {
 
-  /** Definitions of ARCHITECTURE.md ("NetFlow cheetah", "Parallel flowset"). */
+  /** Definitions of docs/ARCHITECTURE.md ("NetFlow cheetah", "Parallel flowset"). */
   public record Detection(
       long hBytes,
       long intervalMs,
@@ -81,10 +82,10 @@ public record CheetahConfig(
   public record Warehouse(int httpPort) {}
 
   /**
-   * Link statistics (ARCHITECTURE.md, "burstiness"): T1 bins over T2 windows aligned to the hour, a
-   * sliding T2 window every {@code slidingEveryMs}, computed once bins up to a window's end plus
-   * {@code latenessMs} have been seen. {@code capacityBps} is C for links whose SNMP ifHighSpeed is
-   * not known.
+   * Link statistics (docs/ARCHITECTURE.md, "Burstiness"): T1 bins over T2 windows aligned to the
+   * hour, a sliding T2 window every {@code slidingEveryMs}, computed once bins up to a window's end
+   * plus {@code latenessMs} have been seen. {@code capacityBps} is C for links whose SNMP
+   * ifHighSpeed is not known.
    */
   public record LinkStats(
       long t1Ms, long t2Ms, long slidingEveryMs, long latenessMs, double capacityBps)
@@ -104,8 +105,9 @@ public record CheetahConfig(
   }
 
   /**
-   * The redirect job (ARCHITECTURE.md, "Redirect commands"; docs/REDIRECTS.md). {@code keysFile}
-   * empty = {@code data-dir/keys/redirects.json}, created with a fresh key on first start.
+   * The redirect job (docs/ARCHITECTURE.md, "Redirect commands"; docs/REDIRECTS.md). {@code
+   * keysFile} empty = {@code data-dir/keys/redirects.json}, created with a fresh key on first
+   * start.
    */
   public record Redirects(
       String linkDevices,
@@ -182,10 +184,10 @@ public record CheetahConfig(
   }
 
   /**
-   * The rate threshold R per link (ARCHITECTURE.md, "Rate threshold R"). {@code mode}: formula,
-   * table (R from simulated loss tables, the formula while a table is being built) or feedback (the
-   * {@code feedbackBase} mode's R corrected by SNMP discards). {@code capacityBps} is C for links
-   * whose statistics carry none (link-stats.capacity-bps).
+   * The rate threshold R per link (docs/ARCHITECTURE.md, "Rate threshold R"). {@code mode}:
+   * formula, table (R from simulated loss tables, the formula while a table is being built) or
+   * feedback (the {@code feedbackBase} mode's R corrected by SNMP discards). {@code capacityBps} is
+   * C for links whose statistics carry none (link-stats.capacity-bps).
    */
   public record Thresholds(
       String mode,
