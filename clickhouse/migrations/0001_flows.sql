@@ -1,5 +1,5 @@
 -- flows.v1 -> flows: canonical flow records (schemas/cheetah/v1/flows.proto FlowRecord).
--- Kafka table -> materialized view -> MergeTree (docs/ARCHITECTURE.md, "Storage").
+-- Kafka table -> materialized view -> MergeTree (ARCHITECTURE.md "Storage").
 -- Template variables ({{...}}) are substituted by the migration runner: clickhouse/README.md.
 
 CREATE TABLE IF NOT EXISTS flows

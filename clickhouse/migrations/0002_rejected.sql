@@ -1,7 +1,7 @@
 -- flows.rejected.v1 -> rejected: the bad input itself plus why it was refused
 -- (schemas/cheetah/v1/flows.proto RejectedRecord). Also receives, with stage
 -- 'warehouse', every record of a result topic that the warehouse could not decode:
--- nothing is dropped silently (docs/ARCHITECTURE.md, "Data flow").
+-- nothing is dropped silently (ARCHITECTURE.md "Kafka topics").
 
 CREATE TABLE IF NOT EXISTS rejected
 (

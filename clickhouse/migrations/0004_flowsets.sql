@@ -1,5 +1,5 @@
 -- flowsets.v1 -> flowsets: parallel flowsets (schemas/cheetah/v1/flowsets.proto
--- Flowset; docs/ARCHITECTURE.md, "Parallel flowset"). ReplacingMergeTree(closed_at) keyed
+-- Flowset; definition in ARCHITECTURE.md). ReplacingMergeTree(closed_at) keyed
 -- by flowset_id: a set emitted again keeps its latest closing.
 
 CREATE TABLE IF NOT EXISTS flowsets

@@ -1,5 +1,5 @@
--- Redirect audit: commands and acks (schemas/cheetah/v1/redirects.proto;
--- docs/ARCHITECTURE.md, "Redirect commands"). Commands are delivered at least once: ReplacingMergeTree keyed by
+-- Redirect audit: commands and acks (schemas/cheetah/v1/redirects.proto; ARCHITECTURE.md
+-- "Redirect commands"). Commands are delivered at least once: ReplacingMergeTree keyed by
 -- command_id keeps one row per command.
 
 -- redirects.commands.v1 -> redirect_commands (RedirectCommand).

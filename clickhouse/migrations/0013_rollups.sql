@@ -1,4 +1,4 @@
--- Rollups fed by materialized views (docs/ARCHITECTURE.md, "Storage"): flow volumes and link
+-- Rollups fed by materialized views (ARCHITECTURE.md "Storage"): flow volumes and link
 -- load per 1 min / 1 h / 1 day, link statistics per 1 min / 1 h / 1 day, and flowsets per
 -- site pair and month. Views see rows as they are inserted into their source table, so a
 -- rollup counts what arrived from then on (run `cheetah_warehouse rollups rebuild` after

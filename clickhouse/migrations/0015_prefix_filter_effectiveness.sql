@@ -1,4 +1,4 @@
--- Prefix filters' effectiveness (docs/ARCHITECTURE.md, "Prefix filters"): per day, the share of α
+-- Prefix filters' effectiveness (ARCHITECTURE.md, "Prefix filters"): per day, the share of α
 -- bytes (NetFlow cheetah flows) that filters built from earlier days would have caught. A
 -- filter is (ingress router = exporter, source net, destination net): an IPv4 /24 (IPv6 /48),
 -- alive while an α flow of that triple started in the 30 days before the day. Recomputed
