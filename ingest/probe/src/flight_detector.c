@@ -2,7 +2,7 @@
 
 #include <string.h>
 
-/* The rule's defaults (ARCHITECTURE.md, "Flight-rate cheetah"): the one place they are set;
+/* The rule's defaults (docs/ARCHITECTURE.md, "Flight-rate cheetah"): the one place they are set;
  * cheetah-probe's options and --help read them (args.c). */
 void detector_default_config(struct detector_config *cfg)
 {

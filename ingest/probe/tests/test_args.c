@@ -29,7 +29,7 @@ static void rule_defaults_are_the_detector_config(void)
 	CHECK(memcmp(o.drop_proto, d.drop_proto, sizeof o.drop_proto) == 0);
 }
 
-/* The values docs/PROBE.md and ARCHITECTURE.md state: 256 K entries per
+/* The values docs/PROBE.md and docs/ARCHITECTURE.md ("Flight-rate cheetah") state: 256 K entries per
  * worker, T = 100 ms, a cheetah idle 2 s ends, L = 0, S = 1, ICMP and ICMPv6
  * create no entry. */
 static void defaults_are_the_documented_values(void)
