@@ -27,12 +27,7 @@ FORBIDDEN = {
 
 # Lines allowed to keep a forbidden string, exactly as they are: {path: {line}}. An entry whose
 # line is gone fails the test, so that the exception is removed with the line.
-ALLOWED = {
-    # The setup script is being reworked by the entry-points change of issue 11 (a separate
-    # branch); that change rewrites this comment to docs/ENVIRONMENT.md, "Debian 12 packages".
-    # Delete this entry when it lands.
-    "cheetah": {"# Debian 12 package versions measured to work (ENVIRONMENT-NOTES.md)."},
-}
+ALLOWED: dict[str, set[str]] = {}
 
 CITED_DOCS = ("ARCHITECTURE.md", "ENVIRONMENT.md")
 # Migrations applied before the contract moved into the repo are never edited: deployed warehouses
@@ -297,7 +292,7 @@ def test_the_checks_catch_what_they_are_for() -> None:
     assert "cite the section too" in cites[2]
     links = broken_links(files, set(files))
     assert len(links) == 2 and "#nope" in links[0] and "missing.md" in links[1], links
-    assert [f.split(":")[0] for f in forbidden_citations(files)] == ["e.sql"] + ["cheetah"] * len(ALLOWED.get("cheetah", ()))
+    assert [f.split(":")[0] for f in forbidden_citations(files)] == ["e.sql"]
 
 
 def test_anchors_follow_githubs_rule() -> None:
