@@ -6,7 +6,7 @@ import net.cheetah.config.CheetahConfig;
 import net.cheetah.runtime.Component;
 import net.cheetah.runtime.EmbeddedKafka;
 import net.cheetah.runtime.FreePorts;
-import net.cheetah.runtime.Topics;
+import net.cheetah.runtime.TopicLayout;
 
 /**
  * The stack's Kafka: the in-JVM KRaft broker with every topic created (kafka.port,
@@ -53,7 +53,8 @@ final class Broker implements Component {
                   .withPorts(port(cfg.port()), port(cfg.controllerPort())));
       kafka.start();
       bootstrap = kafka.bootstrapServers();
-      new Topics(Topics.Config.embedded().withPartitions(cfg.partitions(), cfg.partitions()))
+      new TopicLayout(
+              TopicLayout.Config.embedded().withPartitions(cfg.partitions(), cfg.partitions()))
           .createAll(kafka);
     }
     say.accept("Kafka at " + bootstrap);

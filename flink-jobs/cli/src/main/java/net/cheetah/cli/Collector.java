@@ -7,10 +7,10 @@ import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Consumer;
 import java.util.function.Supplier;
 import net.cheetah.config.CheetahConfig;
+import net.cheetah.core.Topics;
 import net.cheetah.runtime.ChildProcess;
 import net.cheetah.runtime.Component;
 import net.cheetah.runtime.FreePorts;
-import net.cheetah.runtime.Topics;
 
 /**
  * The goflow2 collector (ingest/goflow2) as a child process: NetFlow v5/v9/IPFIX on UDP
@@ -68,9 +68,9 @@ final class Collector implements Component {
         "-transport.kafka.brokers",
         bootstrap,
         "-transport.kafka.topic",
-        Topics.FLOWS_GOFLOW2,
-        // Keyed by exporter (ARCHITECTURE.md): each exporter's records stay in order in one
-        // partition, so event time within a partition only moves forward.
+        Topics.GOFLOW2,
+        // Keyed by exporter (docs/ARCHITECTURE.md, "Data flow"): each exporter's records stay in
+        // order in one partition, so event time within a partition only moves forward.
         "-transport.kafka.hashing",
         "-key",
         "sampler_address",
@@ -79,7 +79,7 @@ final class Collector implements Component {
         "-rejected.kafka.brokers",
         bootstrap,
         "-rejected.kafka.topic",
-        Topics.FLOWS_REJECTED,
+        Topics.REJECTED,
         // Refuse datagrams whose length fields lie (length_mismatch) rather than decode them.
         "-strict=true",
         "-loglevel",

@@ -25,7 +25,7 @@ import net.cheetah.runtime.Components;
 import org.apache.flink.api.common.JobStatus;
 
 /**
- * The embedded stack (ARCHITECTURE.md, runtime modes), composed of its components in dependency
+ * The embedded stack (docs/ARCHITECTURE.md, "Embedded"), composed of its components in dependency
  * order: the broker ({@link Broker}), the Flink jobs ({@link FlinkJobs}), the warehouse ({@link
  * Warehouse}) and the goflow2 collector ({@link Collector}); {@link #close} stops them in reverse,
  * also after a failed start. {@link #stopCleanly} stops input first, then takes job savepoints
