@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Runs every test of the collector (cheetah-goflow2): go test -count=1 -timeout 10m ./...
-# (decoder byte-level tests, the rejected-datagram hook, a real binary on loopback).
+# (decoder byte-level tests, the rejected-datagram hook, a real binary on loopback, its rejected
+# records read back from a real broker started with ./cheetah broker).
 # Usage: test.sh [--json FILE | --report-dir DIR] [go test args...]
 #   --json FILE       write go test -json events to FILE (the report ./cheetah test tallies)
 #   --report-dir DIR  the same, as DIR/go.jsonl
@@ -20,6 +21,8 @@ if [ -n "$json" ]; then
   json="$(cd "$(dirname "$json")" && pwd)/$(basename "$json")"
 fi
 cd "$HERE"
+# go test compiles the RejectedRecord type generated from schemas/ (gen/, not committed).
+bash "$HERE/gen.sh" >&2
 if [ -n "$json" ]; then
   exec "$go_bin" test -json -count=1 -timeout 10m ./... "$@" >"$json"
 fi
