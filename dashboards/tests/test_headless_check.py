@@ -16,6 +16,7 @@ from cheetah_dashboards.headless_check import run_check
 REPO = Path(__file__).resolve().parents[2]
 DEMO = Path(os.environ.get("CHEETAH_DEMO_WAREHOUSE", REPO / ".cheetah" / "demo" / "warehouse"))
 FIXTURE = Path(__file__).resolve().parent / "fixtures" / "bundles" / "broken"
+FIXTURE_QUERIES = FIXTURE.parents[1] / "queries"  # the fixture's deliberately broken SQL
 PNG_MAGIC = b"\x89PNG\r\n\x1a\n"
 
 
@@ -24,7 +25,7 @@ def report(tmp_path_factory: pytest.TempPathFactory):  # type: ignore[no-untyped
     if not (DEMO / "metadata").is_dir():
         pytest.fail(f"no demo warehouse at {DEMO}: run `./cheetah demo` first (or set CHEETAH_DEMO_WAREHOUSE)")
     work = tmp_path_factory.mktemp("check")
-    bundles = [*load_bundles(), load_bundle(FIXTURE)]
+    bundles = [*load_bundles(), load_bundle(FIXTURE, FIXTURE_QUERIES)]
     return run_check(bundles, DEMO, work / "png", "check-password", work / "run", log=lambda _line: None)
 
 
