@@ -43,6 +43,7 @@ class Bundle:
     path: Path
     files: dict[str, dict[str, Any]]  # path relative to the bundle -> parsed YAML, as written
     built: dict[str, str]  # path relative to the bundle -> YAML text as Superset imports it (SQL injected)
+    queries_dir: Path  # where its `sql_file:` references point
 
     def of_kind(self, kind: str) -> dict[str, dict[str, Any]]:
         return {rel: doc for rel, doc in self.files.items() if rel.startswith(f"{kind}/")}
@@ -112,7 +113,7 @@ def load_bundle(path: Path, queries_dir: Path = QUERIES_DIR) -> Bundle:
             rel = file.relative_to(path).as_posix()
             files[rel] = _parse(file, rel)
     built = {rel: _built(path / rel, doc, queries_dir) for rel, doc in files.items()}
-    bundle = Bundle(name=path.name, path=path, files=files, built=built)
+    bundle = Bundle(name=path.name, path=path, files=files, built=built, queries_dir=queries_dir)
     if not bundle.of_kind("dashboards"):
         raise DashboardsError(f"{path}: no dashboards/*.yaml; a bundle carries at least one dashboard")
     return bundle

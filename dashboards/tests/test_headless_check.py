@@ -41,6 +41,16 @@ def test_saved_queries_return_rows(report) -> None:  # type: ignore[no-untyped-d
     assert [q.describe() for q in report.queries if not q.ok] == []
 
 
+def test_superset_holds_the_text_of_each_query_file_byte_for_byte(report) -> None:  # type: ignore[no-untyped-def]
+    """What the dashboards show (Superset's copy after import) is what the warehouse's tests and the
+    benchmark run: the files of clickhouse/queries/dashboards/."""
+    named = {f"dataset {d['table_name']}" for b in load_bundles() for d in b.of_kind("datasets").values()}
+    named |= {f"saved query {q['label']}" for b in load_bundles() for q in b.of_kind("queries").values()}
+    assert len(named) == 20  # 17 virtual datasets (two shared by two bundles) and 3 saved queries
+    assert named <= {s.what for s in report.shown_sql}
+    assert [s.describe() for s in report.shown_sql if not s.ok] == []
+
+
 def test_charts_without_rows_or_with_sql_errors_fail_by_name(report) -> None:  # type: ignore[no-untyped-def]
     failed = {c.chart: c for c in report.charts if c.dashboard == "Check fixture"}
     assert set(failed) == {"Fixture: chart without rows", "Fixture: chart with an SQL error"}
