@@ -18,7 +18,7 @@ VARIABLES = {"kafka_brokers": NO_BROKER, "kafka_group_prefix": "migrations-test"
 def quiet(_: str) -> None:
     pass
 def _topics_of_the_platform() -> list[str]:
-    """Every topic name of the platform (flink-jobs/jobs Topics.java, ARCHITECTURE.md's list)."""
+    """Every topic name of the platform (flink-jobs/jobs Topics.java; the list: schemas/topics.yaml)."""
     import re
 
     java = Path(__file__).resolve().parents[3] / "flink-jobs/jobs/src/main/java/net/cheetah/jobs/Topics.java"
@@ -27,7 +27,7 @@ def _topics_of_the_platform() -> list[str]:
 
 ARCHITECTURE_TOPICS = _topics_of_the_platform()
 
-# Every result topic of ARCHITECTURE.md ("Kafka topics") but the raw goflow2 one: table -> (topic, engine, TTL days).
+# Every result topic of schemas/topics.yaml but the raw goflow2 one: table -> (topic, engine, TTL days).
 RESULT_TABLES = {
     "flows": ("flows.v1", "MergeTree", 30),
     "rejected": ("flows.rejected.v1", "MergeTree", 90),

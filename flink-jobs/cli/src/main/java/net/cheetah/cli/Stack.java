@@ -14,8 +14,9 @@ import java.util.Properties;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Consumer;
-import net.cheetah.analytics.Address;
 import net.cheetah.config.CheetahConfig;
+import net.cheetah.core.Topics;
+import net.cheetah.core.flow.Address;
 import net.cheetah.jobs.CheetahJob;
 import net.cheetah.jobs.JobSettings;
 import net.cheetah.jobs.LinkStatsJob;
@@ -26,7 +27,7 @@ import net.cheetah.jobs.redirects.RedirectKeys;
 import net.cheetah.runtime.ChildProcess;
 import net.cheetah.runtime.EmbeddedKafka;
 import net.cheetah.runtime.FreePorts;
-import net.cheetah.runtime.Topics;
+import net.cheetah.runtime.TopicLayout;
 import net.cheetah.schemas.v1.RejectedRecord;
 import org.apache.flink.api.common.JobStatus;
 import org.apache.kafka.clients.admin.Admin;
@@ -42,7 +43,7 @@ import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
 
 /**
- * The embedded stack (ARCHITECTURE.md, runtime modes): the in-JVM broker, a MiniCluster running
+ * The embedded stack (docs/ARCHITECTURE.md, "Embedded"): the in-JVM broker, a MiniCluster running
  * every job, the warehouse and the goflow2 collector as child processes. Started in dependency
  * order; {@link #stopCleanly} stops input first, then takes job savepoints (committing their
  * output) and lets the warehouse catch up, so that the next start loses nothing.
@@ -175,7 +176,7 @@ final class Stack implements AutoCloseable {
       kafka.start();
       bootstrap = kafka.bootstrapServers();
       int p = cfg.kafka().partitions();
-      new Topics(Topics.Config.embedded().withPartitions(p, p)).createAll(kafka);
+      new TopicLayout(TopicLayout.Config.embedded().withPartitions(p, p)).createAll(kafka);
     } else {
       bootstrap = cfg.kafka().bootstrap();
     }
@@ -253,9 +254,9 @@ final class Stack implements AutoCloseable {
             "-transport.kafka.brokers",
             bootstrap,
             "-transport.kafka.topic",
-            Topics.FLOWS_GOFLOW2,
-            // Keyed by exporter (ARCHITECTURE.md): each exporter's records stay in order in one
-            // partition, so event time within a partition only moves forward.
+            Topics.GOFLOW2,
+            // Keyed by exporter (docs/ARCHITECTURE.md, "Data flow"): each exporter's records stay
+            // in order in one partition, so event time within a partition only moves forward.
             "-transport.kafka.hashing",
             "-key",
             "sampler_address",
@@ -306,7 +307,7 @@ final class Stack implements AutoCloseable {
       // keep the record without an exporter
     }
     rejectedDatagrams.incrementAndGet();
-    rejectedProducer.send(new ProducerRecord<>(Topics.FLOWS_REJECTED, r.build().toByteArray()));
+    rejectedProducer.send(new ProducerRecord<>(Topics.REJECTED, r.build().toByteArray()));
   }
 
   /**
