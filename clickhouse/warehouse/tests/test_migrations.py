@@ -17,17 +17,19 @@ VARIABLES = {"kafka_brokers": NO_BROKER, "kafka_group_prefix": "migrations-test"
 
 def quiet(_: str) -> None:
     pass
-def _topics_of_the_platform() -> list[str]:
-    """Every topic name of the platform (flink-jobs/jobs Topics.java, ARCHITECTURE.md's list)."""
-    import re
 
-    java = Path(__file__).resolve().parents[3] / "flink-jobs/jobs/src/main/java/net/cheetah/jobs/Topics.java"
-    return re.findall(r'public static final String [A-Z0-9_]+ = "([a-z0-9.]+)";', java.read_text())
+
+def _topics_of_the_platform() -> list[str]:
+    """Every topic name of the platform: schemas/topics.yaml, the one list."""
+    import yaml
+
+    manifest = Path(__file__).resolve().parents[3] / "schemas/topics.yaml"
+    return [t["name"] for t in yaml.safe_load(manifest.read_text())["topics"]]
 
 
 ARCHITECTURE_TOPICS = _topics_of_the_platform()
 
-# Every result topic of ARCHITECTURE.md ("Kafka topics") but the raw goflow2 one: table -> (topic, engine, TTL days).
+# Every result topic of schemas/topics.yaml but the raw goflow2 one: table -> (topic, engine, TTL days).
 RESULT_TABLES = {
     "flows": ("flows.v1", "MergeTree", 30),
     "rejected": ("flows.rejected.v1", "MergeTree", 90),

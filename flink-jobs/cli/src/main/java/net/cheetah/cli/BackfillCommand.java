@@ -74,7 +74,7 @@ final class BackfillCommand implements Callable<Integer> {
     CheetahConfig cfg = config.load();
     Tools tools = Tools.fromEnvironment();
     List<Path> archives = NfdumpDecoder.archives(input);
-    String bootstrap = Stack.bootstrap(cfg);
+    String bootstrap = Broker.bootstrap(cfg);
     Path progressFile =
         state != null
             ? state

@@ -13,10 +13,10 @@ import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 
 /**
- * A real Kafka broker (in-JVM KRaft) with every topic of ARCHITECTURE.md, for the components that
- * are not Java (the probe, the SNMP poller, Python tools) and their tests. Prints one JSON line
- * when ready and runs until its stdin closes or it gets SIGTERM, so a test that started it stops it
- * by closing the pipe or by PID.
+ * A real Kafka broker (in-JVM KRaft) with every topic of schemas/topics.yaml, for the components
+ * that are not Java (the probe, the SNMP poller, Python tools) and their tests. Prints one JSON
+ * line when ready and runs until its stdin closes or it gets SIGTERM, so a test that started it
+ * stops it by closing the pipe or by PID.
  */
 @Command(
     name = "broker",

@@ -29,11 +29,11 @@ import org.junit.jupiter.api.io.CleanupMode;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * Nothing is dropped silently and nothing crashes (ARCHITECTURE.md, flows.rejected.v1): datagrams
- * goflow2 cannot decode, NetFlow records that cannot be real flows, and garbage on the collector's
- * Kafka topic each become exactly one row of the warehouse's {@code rejected} table, with the
- * stage, the reason code and the refused bytes; afterwards the jobs still run, the collector is
- * alive, and a valid flow is stored.
+ * Nothing is dropped silently and nothing crashes (flows.rejected.v1; docs/ARCHITECTURE.md, "Data
+ * flow"): datagrams goflow2 cannot decode, NetFlow records that cannot be real flows, and garbage
+ * on the collector's Kafka topic each become exactly one row of the warehouse's {@code rejected}
+ * table, with the stage, the reason code and the refused bytes; afterwards the jobs still run, the
+ * collector is alive, and a valid flow is stored.
  */
 @Tag("integration")
 class BadInputTest {

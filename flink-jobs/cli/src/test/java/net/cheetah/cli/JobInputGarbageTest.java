@@ -51,7 +51,7 @@ import org.junit.jupiter.api.io.CleanupMode;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * Garbage on every topic a Flink job reads (ARCHITECTURE.md, flows.rejected.v1: "every decoder";
+ * Garbage on every topic a Flink job reads (flows.rejected.v1, written by every job that decodes:
  * nothing is dropped silently): undecodable bytes, empty values, tombstones and valid protobuf with
  * nonsense fields, all with null keys, each become one rejected row per job that reads the topic
  * (stage = that job's, reason = the check's code, payload = the bytes sent, source topic); no job

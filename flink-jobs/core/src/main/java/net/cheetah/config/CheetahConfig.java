@@ -38,7 +38,7 @@ public record CheetahConfig(
     Thresholds thresholds,
     Path dataDir) {
 
-  /** Definitions of ARCHITECTURE.md ("NetFlow cheetah", "Parallel flowset"). */
+  /** Definitions of docs/ARCHITECTURE.md, "NetFlow cheetah" and "Parallel flowset". */
   public record Detection(
       long hBytes,
       long intervalMs,
@@ -260,10 +260,10 @@ public record CheetahConfig(
   }
 
   /**
-   * Link statistics (ARCHITECTURE.md, "burstiness"): T1 bins over T2 windows aligned to the hour, a
-   * sliding T2 window every {@code slidingEveryMs}, computed once bins up to a window's end plus
-   * {@code latenessMs} have been seen. {@code capacityBps} is C for links whose SNMP ifHighSpeed is
-   * not known.
+   * Link statistics (docs/ARCHITECTURE.md, "Burstiness"): T1 bins over T2 windows aligned to the
+   * hour, a sliding T2 window every {@code slidingEveryMs}, computed once bins up to a window's end
+   * plus {@code latenessMs} have been seen. {@code capacityBps} is C for links whose SNMP
+   * ifHighSpeed is not known.
    */
   public record LinkStats(
       long t1Ms, long t2Ms, long slidingEveryMs, long latenessMs, double capacityBps)
@@ -324,9 +324,9 @@ public record CheetahConfig(
   }
 
   /**
-   * The redirect job (ARCHITECTURE.md, "Redirect commands"; docs/REDIRECTS.md): its settings, whose
-   * rules {@link RedirectSettings} keeps (the keys here only read text and name the key in its
-   * errors), and the signing keys' file ({@code keysFile} empty = {@code data-dir/keys/
+   * The redirect job (docs/ARCHITECTURE.md, "Redirect commands"; docs/REDIRECTS.md): its settings,
+   * whose rules {@link RedirectSettings} keeps (the keys here only read text and name the key in
+   * its errors), and the signing keys' file ({@code keysFile} empty = {@code data-dir/keys/
    * redirects.json}, created with a fresh key on first start).
    */
   public record Redirects(RedirectSettings settings, String keysFile) implements Serializable {
@@ -471,10 +471,10 @@ public record CheetahConfig(
   }
 
   /**
-   * The rate threshold R per link (ARCHITECTURE.md, "Rate threshold R"). {@code mode}: formula,
-   * table (R from simulated loss tables, the formula while a table is being built) or feedback (the
-   * {@code feedbackBase} mode's R corrected by SNMP discards). {@code capacityBps} is C for links
-   * whose statistics carry none (link-stats.capacity-bps).
+   * The rate threshold R per link (docs/ARCHITECTURE.md, "Rate threshold R"). {@code mode}:
+   * formula, table (R from simulated loss tables, the formula while a table is being built) or
+   * feedback (the {@code feedbackBase} mode's R corrected by SNMP discards). {@code capacityBps} is
+   * C for links whose statistics carry none (link-stats.capacity-bps).
    */
   public record Thresholds(
       ThresholdMode mode,
@@ -778,7 +778,8 @@ public record CheetahConfig(
   public static final List<Section> SECTIONS =
       List.of(
           new Section(
-              "Detection (ARCHITECTURE.md: cheetah flow, parallel flowset)", Detection.KEYS),
+              "Detection: [NetFlow cheetah](docs/ARCHITECTURE.md#netflow-cheetah), [parallel flowset](docs/ARCHITECTURE.md#parallel-flowset)",
+              Detection.KEYS),
           new Section("Kafka", Kafka.KEYS),
           new Section("Flink: the MiniCluster", Flink.KEYS),
           new Section(
@@ -786,13 +787,16 @@ public record CheetahConfig(
               Restarts.KEYS),
           new Section("NetFlow: the goflow2 collector", Netflow.KEYS),
           new Section("Warehouse", Warehouse.KEYS),
-          new Section("Link statistics (ARCHITECTURE.md: burstiness)", LinkStats.KEYS),
           new Section(
-              "Rate threshold R ([docs/SIMULATOR.md](docs/SIMULATOR.md#the-threshold-job))",
+              "Link statistics: [burstiness](docs/ARCHITECTURE.md#burstiness)", LinkStats.KEYS),
+          new Section(
+              "Rate threshold R: [definition](docs/ARCHITECTURE.md#rate-threshold-r), [the threshold job](docs/SIMULATOR.md#the-threshold-job)",
               Thresholds.KEYS),
           new Section(
               "Loss tables (thresholds.mode table, or feedback on a table base)", Table.KEYS),
-          new Section("Redirects ([docs/REDIRECTS.md](docs/REDIRECTS.md))", Redirects.KEYS),
+          new Section(
+              "Redirects: [redirect commands](docs/ARCHITECTURE.md#redirect-commands), [docs/REDIRECTS.md](docs/REDIRECTS.md)",
+              Redirects.KEYS),
           new Section("Data", List.of(DATA_DIR)));
 
   private static final Map<String, Key<?>> BY_NAME = byName();

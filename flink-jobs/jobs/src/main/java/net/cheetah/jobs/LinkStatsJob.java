@@ -16,8 +16,8 @@ import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 
 /**
  * probe.bins.v1 + cheetahs.v1 + snmp.counters.v1 → links.stats.v1: background rate, burstiness and
- * utilisation per link, per T2 window and on a sliding basis (ARCHITECTURE.md, "burstiness"); what
- * its readers refuse goes to flows.rejected.v1 (LinkInputs).
+ * utilisation per link, per T2 window and on a sliding basis (docs/ARCHITECTURE.md, "Burstiness");
+ * what its readers refuse goes to flows.rejected.v1 (LinkInputs).
  */
 public final class LinkStatsJob implements StreamJob {
   public static final String NAME = "cheetah-link-stats";

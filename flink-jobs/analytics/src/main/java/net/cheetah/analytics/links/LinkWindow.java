@@ -1,8 +1,8 @@
 package net.cheetah.analytics.links;
 
 /**
- * Statistics of one link over one window of T1 bins (ARCHITECTURE.md, "burstiness"; background per
- * bin as {@link net.cheetah.core.link.BinBackground} defines it).
+ * Statistics of one link over one window of T1 bins (docs/ARCHITECTURE.md, "Burstiness"; background
+ * per bin as {@link net.cheetah.core.link.BinBackground} defines it).
  *
  * @param startMs window start (inclusive)
  * @param endMs window end (exclusive)

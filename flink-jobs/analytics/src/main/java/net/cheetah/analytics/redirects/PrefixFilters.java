@@ -14,10 +14,10 @@ import net.cheetah.core.redirect.RedirectSettings;
 import net.cheetah.core.redirect.Rule;
 
 /**
- * Prefix filters for one device (ARCHITECTURE.md, "Prefix filters"): an α flow (a NetFlow cheetah)
- * exported by the device's ingress router installs a filter on its (source, destination) prefix
- * pair, IPv4 /24 (IPv6 /48) or host pairs, for the transfers that follow; the filter ages out once
- * no α flow of the pair arrived for the configured age (30 days).
+ * Prefix filters for one device (docs/ARCHITECTURE.md, "Prefix filters"): an α flow (a NetFlow
+ * cheetah) exported by the device's ingress router installs a filter on its (source, destination)
+ * prefix pair, IPv4 /24 (IPv6 /48) or host pairs, for the transfers that follow; the filter ages
+ * out once no α flow of the pair arrived for the configured age (30 days).
  *
  * <p>Time is the α flows' event time (capped at the processing clock), so a filter's life is a
  * function of the events and a replay after a restart yields the same command ids. A filter

@@ -2,7 +2,10 @@ package net.cheetah.core.flow;
 
 import java.util.List;
 
-/** A parallel flowset (ARCHITECTURE.md): cheetah flows of one (src, dst) started within τ. */
+/**
+ * A parallel flowset (docs/ARCHITECTURE.md, "Parallel flowset"): cheetah flows of one (src, dst)
+ * started within τ.
+ */
 public record Flowset(
     String flowsetId,
     Address src,

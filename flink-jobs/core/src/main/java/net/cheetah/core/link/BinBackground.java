@@ -1,10 +1,10 @@
 package net.cheetah.core.link;
 
 /**
- * Background bytes of one T1 bin (ARCHITECTURE.md, "Burstiness"): the bin's bytes minus the larger
- * of the probe's cheetah bytes in the bin and the bytes of the NetFlow cheetahs on the link spread
- * over their span at their mean rate, never below 0. The larger, not the sum: the probe and NetFlow
- * may see the same flow.
+ * Background bytes of one T1 bin (docs/ARCHITECTURE.md, "Burstiness"): the bin's bytes minus the
+ * larger of the probe's cheetah bytes in the bin and the bytes of the NetFlow cheetahs on the link
+ * spread over their span at their mean rate, never below 0. The larger, not the sum: the probe and
+ * NetFlow may see the same flow.
  */
 public final class BinBackground {
   private BinBackground() {}

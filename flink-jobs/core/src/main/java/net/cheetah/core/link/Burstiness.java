@@ -1,7 +1,7 @@
 package net.cheetah.core.link;
 
 /**
- * Burstiness b of a link over a window (ARCHITECTURE.md, "Burstiness"): the coefficient of
+ * Burstiness b of a link over a window (docs/ARCHITECTURE.md, "Burstiness"): the coefficient of
  * variation of background bytes per T1 bin ({@link BinBackground}), the population standard
  * deviation over the mean; 0 when there are no bins or the mean is 0.
  *

@@ -8,7 +8,7 @@ import java.util.Set;
 import net.cheetah.core.flow.Address;
 
 /**
- * What the redirect job may do (ARCHITECTURE.md, "Redirect commands", "Prefix filters"): which
+ * What the redirect job may do (docs/ARCHITECTURE.md, "Redirect commands", "Prefix filters"): which
  * links are monitored and which device acts for each, the action, prefix filters, and the
  * guardrails checked before signing.
  *

@@ -160,7 +160,8 @@ class RedirectFunctionTest {
 
   @Test
   void rulesAreStateThatFlinkSerialisesWithoutKryo() {
-    // ENVIRONMENT-NOTES: Kryo needs --add-opens on JDK 17; a record field it cannot map would
+    // docs/ENVIRONMENT.md, "Flink on JDK 17": Kryo needs --add-opens; a record field it cannot map
+    // would
     // silently turn the checkpointed rule set into a generic type.
     assertThat(TypeInformation.of(net.cheetah.core.redirect.Rule.class))
         .isInstanceOf(org.apache.flink.api.java.typeutils.PojoTypeInfo.class);
