@@ -7,11 +7,13 @@ arriving from Kafka. Expected values are computed in Python from the same rows.
 from __future__ import annotations
 
 import ipaddress
+import json
 import math
 import random
 import statistics
 from collections import defaultdict
 from datetime import datetime, timedelta, timezone
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -273,3 +275,45 @@ def test_sites_command_loads_and_rebuilds_on_a_data_directory(tmp_path: Any) -> 
     bad.write_text('{"lab-a": ["198.18.1.0/33"]}')
     refused = run_cli("sites", "--data", str(data), str(bad))
     assert refused.returncode == 2 and "site 'lab-a' has an invalid prefix '198.18.1.0/33'" in refused.stderr
+
+
+# The burstiness known answers shared with the Java link-statistics job and the simulator
+# (schemas/testdata/burstiness_cases.json, computed by hand), against the NOC dashboard's own
+# burstiness metric (its expression is read from the bundle, so the formula tested is the one shown).
+# The warehouse's rollups see only the probe's bins, so only the cases without NetFlow cheetahs apply.
+BURSTINESS_CASES = json.loads((Path(__file__).resolve().parents[3] / "schemas/testdata/burstiness_cases.json").read_text())["cases"]
+# E[x^2] - E[x]^2 in Float64 loses digits when the CoV is tiny next to large bins (the 100 Gb/s
+# case: CoV ~6.5e-7 of ~1.25e9-byte bins): the rollup answer is within 1e-4 of the definition there.
+NOC_LINK_LOAD = Path(__file__).resolve().parents[3] / "dashboards/bundles/noc/datasets/cheetah_warehouse/noc_link_load.yaml"
+
+
+def dashboard_burstiness_expression() -> str:
+    import yaml
+
+    metrics = yaml.safe_load(NOC_LINK_LOAD.read_text())["metrics"]
+    return str(next(m["expression"] for m in metrics if m["metric_name"] == "minute_burstiness"))
+
+
+CANCELLATION_TOLERANCE = {"100 ms bins near 100 Gb/s, nearly smooth": 1e-4}
+
+
+@pytest.mark.parametrize(
+    "case",
+    [c for c in BURSTINESS_CASES if all(b["netflow_cheetah_bytes"] == 0 for b in c["bins"])],
+    ids=lambda c: c["name"],
+)
+def test_link_load_rollup_agrees_with_the_shared_burstiness_known_answers(client: EngineClient, case: dict[str, Any]) -> None:
+    rows_in = [
+        ("fixture", "probe-1", T0 + timedelta(milliseconds=100 * i), 100, b["bytes"], 1, b["cheetah_bytes"])
+        for i, b in enumerate(case["bins"])
+    ]
+    insert(client, "probe_bins", ["link_id", "probe_id", "bin_start_at", "bin_ms", "bytes", "packets", "cheetah_bytes"], rows_in)
+    (got,) = rows(
+        client,
+        f"SELECT sum(bins), sum(bg_bytes), {dashboard_burstiness_expression()} FROM link_load_1m WHERE link_id = 'fixture'",
+    )
+    n, background, burstiness = int(got[0]), int(got[1]), float(got[2])
+    assert n == len(case["bins"])
+    assert background == sum(case["background"]), "background = bytes - cheetah bytes, never below 0"
+    tolerance = CANCELLATION_TOLERANCE.get(case["name"], 1e-9)
+    assert math.isclose(burstiness, case["burstiness"], rel_tol=tolerance, abs_tol=1e-12), case["by_hand"]
