@@ -161,3 +161,10 @@ def test_yaml_key_order_is_the_column_order(tables_copy: Path) -> None:
     document: dict[str, Any] = yaml.safe_load((tables_copy / "flowsets.yaml").read_text())
     names = [c.name for c in next(d for d in load_declarations(tables_copy, DEFAULT_SCHEMAS_DIR) if d.table == "flowsets").columns]
     assert names == list(document["columns"]) and names[:2] == ["flowset_id", "src_addr"] and names[-1] == "closed_at"
+
+
+def test_the_readme_index_of_tables_matches_the_manifest() -> None:
+    readme = (DEFAULT_TABLES_DIR.parent / "README.md").read_text()
+    section = readme[readme.index("## Tables\n") : readme.index("### Rollups")]
+    rows = re.findall(r"^\| `([a-z0-9_.]+)` \| `([a-z0-9_]+)` \|", section, re.M)
+    assert sorted(rows) == sorted((t["name"], table) for table, t in STORED.items())
