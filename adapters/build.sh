@@ -1,18 +1,25 @@
 #!/usr/bin/env bash
-# Installs the tools the flowspec adapter drives, pinned, into OUTDIR (default adapters/.bin):
-# GoBGP v4.8.0's daemon (gobgpd) and CLI (gobgp), from the Go module proxy.
-# Usage: adapters/build.sh [OUTDIR]     (skips what is already there at the pinned version)
+# Builds the redirect adapters: installs the tools the flowspec adapter drives, pinned, into
+# OUTDIR (default adapters/.bin): GoBGP v4.8.0's daemon (gobgpd) and CLI (gobgp), from the Go
+# module proxy, skipped when already there at that version; then checks that the interpreter has
+# every package pinned in requirements.txt and byte-compiles cheetah_adapters/.
+# Usage: build.sh [OUTDIR]   (interpreter .cheetah/venv/bin/python; CHEETAH_PYTHON overrides)
 set -euo pipefail
+HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+ROOT="$(cd "$HERE/.." && pwd)"
+case "${1:-}" in -h|--help) awk 'NR > 1 && /^#/ { sub(/^# ?/, ""); print; next } NR > 1 { exit }' "$0"; exit 0 ;; esac
 GOBGP_VERSION="v4.8.0"
-OUT="$(realpath -m "${1:-$(dirname "${BASH_SOURCE[0]}")/.bin}")"
+OUT="$(realpath -m "${1:-$HERE/.bin}")"
 mkdir -p "$OUT"
 stamp="$OUT/.gobgp-version"
 if [ -x "$OUT/gobgpd" ] && [ -x "$OUT/gobgp" ] && [ "$(cat "$stamp" 2>/dev/null)" = "$GOBGP_VERSION" ]; then
-  exit 0
+  echo "==> adapters: GoBGP $GOBGP_VERSION already in $OUT"
+else
+  command -v go >/dev/null || { echo "build.sh: 'go' is not on PATH; GoBGP $GOBGP_VERSION is built with go install (Go >= 1.22)" >&2; exit 1; }
+  echo "==> adapters: installing GoBGP $GOBGP_VERSION (gobgpd, gobgp) into $OUT"
+  GOBIN="$OUT" GOFLAGS=-mod=mod go install \
+    "github.com/osrg/gobgp/v4/cmd/gobgpd@$GOBGP_VERSION" \
+    "github.com/osrg/gobgp/v4/cmd/gobgp@$GOBGP_VERSION"
+  printf '%s' "$GOBGP_VERSION" > "$stamp"
 fi
-command -v go >/dev/null || { echo "build.sh: 'go' is not on PATH; GoBGP $GOBGP_VERSION is built with go install (Go >= 1.22)" >&2; exit 1; }
-echo "build.sh: installing GoBGP $GOBGP_VERSION (gobgpd, gobgp) into $OUT" >&2
-GOBIN="$OUT" GOFLAGS=-mod=mod go install \
-  "github.com/osrg/gobgp/v4/cmd/gobgpd@$GOBGP_VERSION" \
-  "github.com/osrg/gobgp/v4/cmd/gobgp@$GOBGP_VERSION"
-printf '%s' "$GOBGP_VERSION" > "$stamp"
+exec bash "$ROOT/scripts/python_component.sh" build "$HERE" "${CHEETAH_PYTHON:-$ROOT/.cheetah/venv/bin/python}" "$HERE/requirements.txt"

@@ -27,6 +27,7 @@ sys.path.insert(0, str(ADAPTERS))
 from confluent_kafka import OFFSET_BEGINNING, Consumer, Producer, TopicPartition  # noqa: E402
 
 from cheetah_adapters import messages as messages_module  # noqa: E402
+from cheetah_adapters.kafka_loop import ACKS_TOPIC, COMMANDS_TOPIC  # noqa: E402
 from tests.adapter_process import AdapterProcess  # noqa: E402
 from tests.kafka_broker import start_broker  # noqa: E402
 from tests.namespaces import make_pair  # noqa: E402
@@ -78,11 +79,11 @@ def main() -> int:
             assert ready["event"] == "ready", ready
             producer = Producer({"bootstrap.servers": broker.bootstrap, "enable.idempotence": True})
             acks = Consumer({"bootstrap.servers": broker.bootstrap, "group.id": "bench-acks", "enable.auto.commit": False})
-            acks.assign([TopicPartition("redirects.acks.v1", 0, OFFSET_BEGINNING)])
+            acks.assign([TopicPartition(ACKS_TOPIC, 0, OFFSET_BEGINNING)])
             latencies: list[float] = []
             for i in range(args.commands):
                 command = signer.flow(f"bench-{i}", pair.ip_a, pair.ip_b, 10000 + i % 50000, 5201)
-                producer.produce("redirects.commands.v1", key=DEVICE.encode(), value=signer.sign(command))
+                producer.produce(COMMANDS_TOPIC, key=DEVICE.encode(), value=signer.sign(command))
                 producer.flush(10)
                 sent = time.monotonic()
                 deadline = sent + 30

@@ -20,9 +20,8 @@ from cheetah_adapters import kafka_loop, messages
 from cheetah_adapters.engine import Adapter
 from cheetah_adapters.keys import KeysFile, KeysFileError
 from cheetah_adapters.state import StateDir, StateError
+from cheetah_adapters.targets import TARGETS
 from cheetah_adapters.targets.device import Device, DeviceError
-
-DEFAULT_GOBGP = Path(os.environ.get("CHEETAH_GOBGP_BIN", Path(__file__).resolve().parents[1] / ".bin")) / "gobgp"
 
 EPILOG = """\
 examples:
@@ -43,7 +42,7 @@ def parser() -> argparse.ArgumentParser:
         prog="cheetah adapter", description="Consume redirects.commands.v1 for one device, verify, apply, ack on redirects.acks.v1.",
         epilog=EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    p.add_argument("--target", required=True, choices=["tc", "flowspec", "openflow"], help="what kind of device to drive")
+    p.add_argument("--target", required=True, choices=list(TARGETS), help="what kind of device to drive")
     p.add_argument("--device", required=True, help="device id: only commands with this device_id are applied")
     p.add_argument("--bootstrap", required=True, help="Kafka bootstrap servers, HOST:PORT[,HOST:PORT]")
     p.add_argument("--keys", required=True, type=Path, help="the shared keys file (JSON, mode 0600)")
@@ -51,47 +50,13 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--commands-topic", default=kafka_loop.COMMANDS_TOPIC)
     p.add_argument("--acks-topic", default=kafka_loop.ACKS_TOPIC)
     p.add_argument("--log-level", default="INFO", choices=["DEBUG", "INFO", "WARNING", "ERROR"])
-    tc = p.add_argument_group("tc (Linux traffic control)")
-    tc.add_argument("--interface", help="the egress interface to shape (required for tc)")
-    tc.add_argument("--netns", default="", help="network namespace of the interface (tc -n)")
-    tc.add_argument("--rate", default="1gbit", help="link rate C for the HTB root, tc units (default 1gbit)")
-    tc.add_argument("--scavenger-rate", default="8mbit", help="the scavenger class's guaranteed rate (default 8mbit); it borrows up to C")
-    tc.add_argument("--replace-qdisc", action="store_true", help="replace a root qdisc this adapter did not make")
-    fs = p.add_argument_group("flowspec (BGP FlowSpec through GoBGP)")
-    fs.add_argument("--gobgp", default=str(DEFAULT_GOBGP), help=f"the gobgp CLI (default {DEFAULT_GOBGP}, made by adapters/build.sh)")
-    fs.add_argument("--gobgp-api", default="127.0.0.1:50051", help="the local gobgpd's gRPC API (default 127.0.0.1:50051)")
-    fs.add_argument("--scavenger-dscp", type=int, default=8, help="DSCP for SCAVENGER rules (default 8, CS1)")
-    of = p.add_argument_group("openflow (OpenFlow 1.3 via ovs-ofctl)")
-    of.add_argument("--switch", help="ovs-ofctl target: bridge name, unix:PATH.mgmt or tcp:HOST:PORT (required for openflow)")
-    of.add_argument("--table", type=int, default=0)
-    of.add_argument("--priority", type=int, default=40000)
-    of.add_argument("--scavenger-queue", type=int, default=1, help="queue id for SCAVENGER (set_queue)")
-    of.add_argument("--forward", default="NORMAL", help="action after set_queue/DSCP marking (default NORMAL)")
+    for target in TARGETS.values():
+        target.add_arguments(p.add_argument_group(target.title))
     return p
 
 
 def make_device(args: argparse.Namespace, p: argparse.ArgumentParser) -> Device:
-    if args.target == "tc":
-        from cheetah_adapters.targets.tc import TcConfig, TcDevice, check_rates
-
-        if not args.interface:
-            p.error("--target tc needs --interface")
-        config = TcConfig(args.interface, args.netns, args.rate, args.scavenger_rate, args.replace_qdisc)
-        check_rates(config)
-        return TcDevice(config)
-    if args.target == "flowspec":
-        from cheetah_adapters.targets.flowspec import FlowspecConfig, FlowspecDevice, check_api
-
-        if not os.access(args.gobgp, os.X_OK):
-            p.error(f"--gobgp {args.gobgp} is not an executable; run adapters/build.sh to install GoBGP")
-        fs = FlowspecConfig(args.gobgp, args.gobgp_api, args.scavenger_dscp)
-        check_api(fs)
-        return FlowspecDevice(fs)
-    from cheetah_adapters.targets.openflow import OpenflowConfig, OpenflowDevice
-
-    if not args.switch:
-        p.error("--target openflow needs --switch")
-    return OpenflowDevice(OpenflowConfig(args.switch, args.table, args.priority, args.scavenger_queue, args.forward))
+    return TARGETS[args.target].make(args, p.error)
 
 
 def emit(line: dict[str, Any]) -> None:

@@ -17,9 +17,13 @@ from typing import Any, Callable
 from confluent_kafka import OFFSET_BEGINNING, Consumer, TopicPartition
 from google.protobuf import descriptor_pb2, descriptor_pool, message_factory
 
+from cheetah_adapters.kafka_loop import ACKS_TOPIC, COMMANDS_TOPIC
 from cheetah_adapters.messages import DEFAULT_SCHEMAS_DIR, RedirectMessages
+from tests.topics_manifest import manifest_topic
 
-CHEETAHS, COMMANDS, ACKS = "cheetahs.v1", "redirects.commands.v1", "redirects.acks.v1"
+# The adapters' own topics come from the adapter; cheetahs.v1 is read from the manifest.
+COMMANDS, ACKS = COMMANDS_TOPIC, ACKS_TOPIC
+CHEETAHS = manifest_topic("cheetahs")
 
 
 def cheetah_event_class(schemas_dir: Path = DEFAULT_SCHEMAS_DIR) -> Any:

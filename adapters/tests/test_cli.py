@@ -32,3 +32,16 @@ def test_bad_inputs_are_explained(tmp_path: Path) -> None:
     os.chmod(keys, 0o640)
     exposed = cli("--target", "tc", *base, "--interface", "x")
     assert exposed.returncode == 2 and "chmod 600" in exposed.stderr
+
+
+def test_targets_come_from_the_one_registry() -> None:
+    """--target's choices and the option groups in --help are the registry's: a target added to
+    cheetah_adapters.targets.TARGETS needs no other edit to be offered and built."""
+    from cheetah_adapters.__main__ import parser
+    from cheetah_adapters.targets import TARGETS
+
+    p = parser()
+    target_action = next(a for a in p._actions if a.dest == "target")
+    assert sorted(target_action.choices) == sorted(TARGETS) == ["flowspec", "openflow", "tc"]
+    titles = {g.title for g in p._action_groups}
+    assert {t.title for t in TARGETS.values()} <= titles

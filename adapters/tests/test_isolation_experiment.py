@@ -47,7 +47,7 @@ RATE, SCAVENGER_RATE = "20mbit", "2mbit"
 IPERF_PORT = 5201
 MAXLIFE_S = 5  # softflowd's active timeout: the first record of the bulk flow comes after ~5 s
 
-# Test scale (ARCHITECTURE.md's definitions, shrunk): a ~20 Mbit/s flow moves ~12 MB per 5 s
+# Test scale (docs/ARCHITECTURE.md, "NetFlow cheetah", shrunk): a ~20 Mbit/s flow moves ~12 MB per 5 s
 # interval, six times H. The cheetah job emits a START once event time passes the end of the
 # record that crossed H: softflowd exports every ~5 s, so event time follows the newest record
 # less 0.5 s and, after 1 s without records, the wall clock; both exactly-once hops (flows.v1,

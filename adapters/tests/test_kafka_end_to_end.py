@@ -11,6 +11,7 @@ from typing import Any, Iterator
 import pytest
 from confluent_kafka import OFFSET_BEGINNING, Consumer, Producer, TopicPartition
 
+from cheetah_adapters.kafka_loop import ACKS_TOPIC, COMMANDS_TOPIC
 from cheetah_adapters.messages import RedirectMessages
 from tests.adapter_process import AdapterProcess
 from tests.conftest import DEVICE_ID
@@ -34,7 +35,7 @@ class Acks:
     def __init__(self, bootstrap: str, messages: RedirectMessages) -> None:
         self.m = messages
         self.consumer = Consumer({"bootstrap.servers": bootstrap, "group.id": "test-acks", "enable.auto.commit": False})
-        self.consumer.assign([TopicPartition("redirects.acks.v1", 0, OFFSET_BEGINNING)])
+        self.consumer.assign([TopicPartition(ACKS_TOPIC, 0, OFFSET_BEGINNING)])
         self.seen: list[tuple[Any, float]] = []  # ack, receive time
 
     def until(self, count: int, timeout: float = 20) -> list[Any]:
@@ -68,7 +69,7 @@ def test_commands_through_kafka_applied_once_acked_and_reconciled_after_restart(
     sent: dict[str, float] = {}
 
     def publish(command: Any, key: str = DEVICE_ID, raw: bytes | None = None) -> None:
-        producer.produce("redirects.commands.v1", key=key.encode(), value=raw if raw is not None else signer.sign(command))
+        producer.produce(COMMANDS_TOPIC, key=key.encode(), value=raw if raw is not None else signer.sign(command))
         producer.flush(10)
         sent[command.command_id] = time.monotonic()
 

@@ -3,9 +3,12 @@
     .cheetah/venv/bin/python clickhouse/bench/dashboard_queries.py [--flowsets 1000000] [--repeat 20]
 
 Generates the year once (year_of_flowsets.sql, in-engine: ~1 s per million flowsets) into
---data, serves it with the embedded warehouse, and runs every saved query (queries/planners_*.sql,
-queries/noc_*.sql) --repeat times over HTTP as the read-only `dashboards` user, the way Superset
-does. Prints a markdown table: rows returned, median, p95 and max wall time per query.
+--data, serves it with the embedded warehouse, and runs the dashboards' SQL --repeat times over
+HTTP as the read-only `dashboards` user, the way Superset does: every file of
+clickhouse/queries/dashboards/ (the text the bundle builder injects into the Superset bundles as
+each virtual dataset's or saved query's SQL), rendered with no time range and no filter and
+computed whole (cheetah_warehouse.dashboard_sql). Prints a markdown table: rows, median, p95 and
+max wall time per query.
 """
 
 from __future__ import annotations
@@ -28,6 +31,7 @@ sys.path.insert(0, str(ROOT / "clickhouse" / "warehouse"))
 
 from cheetah_warehouse import DEFAULT_MIGRATIONS_DIR, DEFAULT_SCHEMAS_DIR, migrations  # noqa: E402
 from cheetah_warehouse.clients import EngineClient  # noqa: E402
+from cheetah_warehouse.dashboard_sql import dashboard_query_files, unfiltered, whole_result  # noqa: E402
 from cheetah_warehouse.embedded import EmbeddedEngine, EngineConfig  # noqa: E402
 from cheetah_warehouse.migrations import split_statements  # noqa: E402
 from cheetah_warehouse.rollups import load_site_prefixes  # noqa: E402
@@ -77,11 +81,12 @@ def serve(data: Path) -> tuple[subprocess.Popen[bytes], str]:
 
 
 def run(url: str, sql: str) -> tuple[float, int]:
+    """Wall time of one request, and the rows of the query (whole_result answers one row: rows, digest)."""
     request = urllib.request.Request(url + "/?default_format=TSV", data=sql.encode(), headers={"Authorization": DASHBOARDS_AUTH})
     t0 = time.perf_counter()
     with urllib.request.urlopen(request, timeout=120) as response:
         body = response.read()
-    return time.perf_counter() - t0, body.count(b"\n")
+    return time.perf_counter() - t0, int(body.split()[0])
 
 
 def percentile(values: list[float], q: float) -> float:
@@ -97,9 +102,8 @@ def main() -> int:
     parser.add_argument("--flowsets", type=int, default=1_000_000, help="flowsets in the year (default 1,000,000)")
     parser.add_argument("--repeat", type=int, default=20, help="runs per query (default 20)")
     parser.add_argument("--data", type=Path, default=ROOT / ".cheetah" / "bench" / "year-of-flowsets")
-    parser.add_argument("--queries", type=Path, nargs="*",
-                        default=sorted((ROOT / "clickhouse" / "queries").glob("planners_*.sql"))
-                        + sorted((ROOT / "clickhouse" / "queries").glob("noc_*.sql")))
+    parser.add_argument("--queries", type=Path, nargs="*", default=dashboard_query_files(),
+                        help="query files (default: every file of clickhouse/queries/dashboards/)")
     args = parser.parse_args()
     data = args.data.resolve()
     generate(data, args.flowsets)
@@ -107,7 +111,7 @@ def main() -> int:
     try:
         print(f"| query | rows | median ms | p95 ms | max ms |\n| --- | ---: | ---: | ---: | ---: |")
         for path in args.queries:
-            sql = path.read_text()
+            sql = whole_result(unfiltered(path))
             run(url, sql)  # warm-up: first touch of the parts
             times: list[float] = []
             rows = 0

@@ -1,5 +1,6 @@
-"""`check`, end to end: warehouse on a copy of the data, a fresh Superset, import, ask every
-chart and saved query for data, screenshot every dashboard; everything started is stopped by PID."""
+"""`check`, end to end: warehouse on a copy of the data, a fresh Superset, import, compare the SQL
+Superset holds with the files the bundles name, ask every chart and saved query for data,
+screenshot every dashboard; everything started is stopped by PID."""
 
 from __future__ import annotations
 
@@ -15,6 +16,7 @@ from cheetah_dashboards.chart_data_check import ChartResult, check_dashboards
 from cheetah_dashboards.importer import import_bundles
 from cheetah_dashboards.saved_queries_check import QueryResult, check_saved_queries
 from cheetah_dashboards.screenshots import Screenshot, screenshot_dashboards
+from cheetah_dashboards.shown_sql_check import ShownSql, check_shown_sql
 from cheetah_dashboards.superset_api import SupersetApi
 from cheetah_dashboards.superset_home import ADMIN_USER, SupersetHome
 from cheetah_dashboards.superset_server import running_superset
@@ -25,16 +27,19 @@ from cheetah_dashboards.warehouse import running_warehouse_copy
 class CheckReport:
     charts: list[ChartResult] = field(default_factory=list)
     queries: list[QueryResult] = field(default_factory=list)
+    shown_sql: list[ShownSql] = field(default_factory=list)
     screenshots: list[Screenshot] = field(default_factory=list)
     timings: dict[str, float] = field(default_factory=dict)
 
     @property
     def ok(self) -> bool:
         return (bool(self.charts) and all(c.ok for c in self.charts) and all(q.ok for q in self.queries)
+                and all(s.ok for s in self.shown_sql)
                 and all(s.ok for s in self.screenshots))
 
     def lines(self) -> list[str]:
-        out = [c.describe() for c in self.charts] + [q.describe() for q in self.queries]
+        out = [s.describe() for s in self.shown_sql]
+        out += [c.describe() for c in self.charts] + [q.describe() for q in self.queries]
         for shot in self.screenshots:
             if shot.ok:
                 out.append(f"ok    screenshot {shot.dashboard}: {shot.charts} charts rendered -> {shot.path}")
@@ -80,6 +85,7 @@ def run_check(bundles: list[Bundle], warehouse_data: Path, screenshots_dir: Path
                 import_bundles(home, bundles, warehouse.url)
                 lap("import")
                 api = SupersetApi.login(superset.url, ADMIN_USER, admin_password)
+                report.shown_sql = check_shown_sql(api, bundles)
                 report.charts = check_dashboards(api)
                 seen = {c.dashboard for c in report.charts}
                 for title, _slug, charts in _dashboard_slugs(bundles):

@@ -1,4 +1,5 @@
-"""Saved SQL queries (bundles/*/queries/) must run in SQL Lab and return rows."""
+"""Saved SQL queries (bundles/*/queries/, their SQL in clickhouse/queries/dashboards/) must run in SQL
+Lab and return rows."""
 
 from __future__ import annotations
 

@@ -1,7 +1,7 @@
 """The browser half of the headless check: every dashboard rendered in Chromium, no error box.
 
 Debian's chromium + chromium-driver (156) through Selenium, headless with the flags of
-ENVIRONMENT-NOTES.md and a fresh profile. A dashboard counts as rendered once every chart
+docs/ENVIRONMENT.md ("Superset and Chromium") and a fresh profile. A dashboard counts as rendered once every chart
 slot holds a finished chart (no spinner left); then its error boxes are collected and the
 whole page is saved as PNG.
 """

@@ -64,6 +64,10 @@ class SupersetApi:
         body["_status"] = response.status_code
         return body
 
+    def datasets(self) -> list[dict[str, Any]]:
+        query = "(page_size:100,columns:!(id,table_name,sql))"
+        return list(self.call("GET", f"/api/v1/dataset/?q={query}", "listing datasets")["result"])
+
     def saved_queries(self) -> list[dict[str, Any]]:
         query = "(page_size:100,columns:!(id,label,sql,database.id,schema))"
         return list(self.call("GET", f"/api/v1/saved_query/?q={query}", "listing saved queries")["result"])

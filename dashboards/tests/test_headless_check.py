@@ -16,6 +16,7 @@ from cheetah_dashboards.headless_check import run_check
 REPO = Path(__file__).resolve().parents[2]
 DEMO = Path(os.environ.get("CHEETAH_DEMO_WAREHOUSE", REPO / ".cheetah" / "demo" / "warehouse"))
 FIXTURE = Path(__file__).resolve().parent / "fixtures" / "bundles" / "broken"
+FIXTURE_QUERIES = FIXTURE.parents[1] / "queries"  # the fixture's deliberately broken SQL
 PNG_MAGIC = b"\x89PNG\r\n\x1a\n"
 
 
@@ -24,7 +25,7 @@ def report(tmp_path_factory: pytest.TempPathFactory):  # type: ignore[no-untyped
     if not (DEMO / "metadata").is_dir():
         pytest.fail(f"no demo warehouse at {DEMO}: run `./cheetah demo` first (or set CHEETAH_DEMO_WAREHOUSE)")
     work = tmp_path_factory.mktemp("check")
-    bundles = [*load_bundles(), load_bundle(FIXTURE)]
+    bundles = [*load_bundles(), load_bundle(FIXTURE, FIXTURE_QUERIES)]
     return run_check(bundles, DEMO, work / "png", "check-password", work / "run", log=lambda _line: None)
 
 
@@ -38,6 +39,16 @@ def test_every_chart_of_the_real_dashboards_returns_rows(report) -> None:  # typ
 def test_saved_queries_return_rows(report) -> None:  # type: ignore[no-untyped-def]
     assert len(report.queries) == 3
     assert [q.describe() for q in report.queries if not q.ok] == []
+
+
+def test_superset_holds_the_text_of_each_query_file_byte_for_byte(report) -> None:  # type: ignore[no-untyped-def]
+    """What the dashboards show (Superset's copy after import) is what the warehouse's tests and the
+    benchmark run: the files of clickhouse/queries/dashboards/."""
+    named = {f"dataset {d['table_name']}" for b in load_bundles() for d in b.of_kind("datasets").values()}
+    named |= {f"saved query {q['label']}" for b in load_bundles() for q in b.of_kind("queries").values()}
+    assert len(named) == 20  # 17 virtual datasets (two shared by two bundles) and 3 saved queries
+    assert named <= {s.what for s in report.shown_sql}
+    assert [s.describe() for s in report.shown_sql if not s.ok] == []
 
 
 def test_charts_without_rows_or_with_sql_errors_fail_by_name(report) -> None:  # type: ignore[no-untyped-def]

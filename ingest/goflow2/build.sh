@@ -1,11 +1,14 @@
 #!/usr/bin/env bash
-# Builds cheetah-goflow2 into OUT_DIR (default: ./bin).
+# Builds the collector, cheetah-goflow2, into OUT_DIR (default: ./bin).
 #   ./build.sh [OUT_DIR]
+# Generates the RejectedRecord type from schemas/ first (gen.sh).
 # Modules come from the Go proxy / module cache as pinned in go.mod + go.sum
 # (-mod=readonly: the build fails rather than change them; no vendoring).
+# Idempotent (go build caches); ./cheetah setup builds into .cheetah/bin.
 set -euo pipefail
 
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+case "${1:-}" in -h|--help) awk 'NR > 1 && /^#/ { sub(/^# ?/, ""); print; next } NR > 1 { exit }' "$0"; exit 0 ;; esac
 out="${1:-$here/bin}"
 mkdir -p "$out"
 out="$(cd "$out" && pwd)"
@@ -22,11 +25,14 @@ if [[ -z "$go_bin" ]]; then
   fi
 fi
 
+export GO="$go_bin"
+
 export GOFLAGS="-mod=readonly -buildvcs=false"
 cd "$here"
 echo "==> $("$go_bin" version)"
 echo "==> downloading modules (go.sum-verified)"
 "$go_bin" mod download
+"$here/gen.sh"
 echo "==> go build -trimpath -o $out/cheetah-goflow2 ./cmd/cheetah-goflow2"
 "$go_bin" build -trimpath -o "$out/cheetah-goflow2" ./cmd/cheetah-goflow2
 echo "==> built $out/cheetah-goflow2 ($("$out/cheetah-goflow2" -v))"

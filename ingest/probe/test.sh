@@ -1,12 +1,16 @@
 #!/usr/bin/env bash
-# Every test of the probe and the trace generator, one line each:
+# Every test of the probe (and of the trace generator, ingest/tracegen/test.sh, whose traces the
+# probe's tests replay), one line each:
 #   PASS name / FAIL name / SKIP name ... and a last line "N passed, M failed"
 #   (", K skipped" when some were); exit 1 on any failure.
-# Usage: test.sh [--fuzz-minutes N] [--no-kafka] [--junit FILE]
+# Builds first (unit tests plain and under ASan/UBSan, the fuzzer) into ingest/probe/build.
+# Usage: test.sh [--fuzz-minutes N] [--no-kafka] [--junit FILE | --report-dir DIR]
 #   --fuzz-minutes N  run the parser fuzzer N minutes instead of 30 s
 #   --no-kafka        leave out the integration tests (broker, veths); reported as FAIL (not run)
 #   --junit FILE      also write the results as JUnit XML (one testcase per line above), even
 #                     when the build fails (then one failing testcase, build)
+#   --report-dir DIR  the same, as DIR/probe.xml
+# Root: the integration tests create veths and start `./cheetah broker`.
 set -uo pipefail
 HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 ROOT="$(cd "$HERE/../.." && pwd)"
@@ -21,7 +25,8 @@ while [ $# -gt 0 ]; do
     --fuzz-minutes) FUZZ_SECONDS=$(( ${2:?--fuzz-minutes needs a number} * 60 )); shift 2;;
     --no-kafka) KAFKA=0; shift;;
     --junit) JUNIT="${2:?--junit needs a file name}"; shift 2;;
-    -h|--help) sed -n '2,10p' "$0" | sed 's/^# \{0,1\}//'; exit 0;;
+    --report-dir) JUNIT="${2:?--report-dir needs a folder}/probe.xml"; shift 2;;
+    -h|--help) awk 'NR > 1 && /^#/ { sub(/^# ?/, ""); print; next } NR > 1 { exit }' "$0"; exit 0;;
     *) echo "test.sh: unknown argument $1 (see --help)" >&2; exit 2;;
   esac
 done
@@ -110,7 +115,7 @@ if [ ! -x "$VENV_PY" ]; then
 fi
 
 # --- build -------------------------------------------------------------------
-if make -s -C "$HERE" -j2 BUILD="$BUILD" BIN="$BIN" all unit unit-asan fuzz >"$WORK/build.log" 2>&1; then
+if make -s -C "$HERE" -j2 BUILD="$BUILD" BIN="$BIN" PYTHON="$VENV_PY" all unit unit-asan fuzz >"$WORK/build.log" 2>&1; then
   pass build
 else
   fail build "$WORK/build.log"
@@ -141,12 +146,12 @@ PY
 check "fuzz.parser_${FUZZ_SECONDS}s_no_crash" "$BUILD/fuzz-parse" -max_total_time="$FUZZ_SECONDS" -max_len=512 \
   -print_final_stats=1 "$WORK/corpus"
 
-# --- trace generator ----------------------------------------------------------
-TG=("$BIN/cheetah-tracegen" --scale 0.01 --seconds 5 --rate-threshold 50e6 --seed 7)
-"${TG[@]}" --out "$WORK/a.pcap" --truth "$WORK/a.json" >/dev/null 2>&1
-"${TG[@]}" --out "$WORK/b.pcap" --truth "$WORK/b.json" >/dev/null 2>&1
-check tracegen.same_seed_same_bytes cmp "$WORK/a.pcap" "$WORK/b.pcap"
-check tracegen.truth_matches_pcap "${VENV_PY}" "$HERE/tests/check_trace.py" "$WORK/a.pcap" "$WORK/a.json"
+# --- trace generator: its own tests (ingest/tracegen/test.sh), on the binary built above ---
+bash "$ROOT/ingest/tracegen/test.sh" --bin "$BIN" >"$WORK/tracegen.log" 2>&1; rc=$?
+relay "" "$WORK/tracegen.log"
+if [ $rc -ne 0 ] && ! grep -q '^FAIL' "$WORK/tracegen.log"; then fail tracegen.clean_exit "$WORK/tracegen.log"; fi
+"$BIN/cheetah-tracegen" --scale 0.01 --seconds 5 --rate-threshold 50e6 --seed 7 \
+  --out "$WORK/a.pcap" --truth "$WORK/a.json" >/dev/null 2>&1
 
 # --- the offline contract, accuracy with L = 0, S = 1 ----------------------------
 probe() { "$BIN/cheetah-probe" --quiet --pcap "$WORK/a.pcap" --rate-threshold 50e6 "$@"; }
@@ -156,6 +161,9 @@ check accuracy.every_cheetah_above_r_none_below_half "${VENV_PY}" "$HERE/tests/c
 check probe.distributor_2_workers_same_result bash -c "'$BIN/cheetah-probe' --quiet --pcap '$WORK/a.pcap' --rate-threshold 50e6 --workers 2 --out '$WORK/dist' && cmp <(sort '$WORK/single/cheetahs.csv') <(sort '$WORK/dist/cheetahs.csv') && cmp '$WORK/single/bins.csv' '$WORK/dist/bins.csv'"
 check probe.memory_replay_2_workers_same_result bash -c "'$BIN/cheetah-probe' --quiet --pcap '$WORK/a.pcap' --rate-threshold 50e6 --memory --workers 2 --out '$WORK/mem2' && cmp <(sort '$WORK/single/cheetahs.csv') <(sort '$WORK/mem2/cheetahs.csv') && cmp '$WORK/single/bins.csv' '$WORK/mem2/bins.csv'"
 check probe.errors_name_the_input bash "$HERE/tests/check_errors.sh" "$BIN/cheetah-probe" "$WORK"
+# --help's topics are the manifest's (schemas/topics.yaml), its defaults the ones a run used.
+check probe.help_agrees_with_manifest_and_run "${VENV_PY}" "$HERE/tests/check_help.py" "$BIN/cheetah-probe" \
+  "$ROOT/schemas/topics.yaml" "$WORK/single/summary.json"
 
 # --- integration: a real broker, live capture on veths (pytest) -----------------
 if [ $KAFKA -eq 1 ]; then

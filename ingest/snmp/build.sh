@@ -3,10 +3,12 @@
 #   ./build.sh [OUT_DIR]
 # Generates the message type from schemas/ first (gen.sh). Modules come from
 # the Go proxy / module cache as pinned in go.mod + go.sum (-mod=readonly: the
-# build fails rather than change them; no vendoring).
+# build fails rather than change them; no vendoring). Idempotent (go build caches);
+# ./cheetah setup builds into .cheetah/bin.
 set -euo pipefail
 
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+case "${1:-}" in -h|--help) awk 'NR > 1 && /^#/ { sub(/^# ?/, ""); print; next } NR > 1 { exit }' "$0"; exit 0 ;; esac
 out="${1:-$here/bin}"
 mkdir -p "$out"
 out="$(cd "$out" && pwd)"

@@ -7,7 +7,9 @@ so the engine can install, remove and reconcile without trusting its own memory 
 
 from __future__ import annotations
 
-from typing import Protocol
+import argparse
+from dataclasses import dataclass
+from typing import Callable, Protocol
 
 from cheetah_adapters.rules import Rule
 
@@ -34,3 +36,16 @@ class Device(Protocol):
     def install(self, rule: Rule) -> None: ...
 
     def remove(self, fingerprint: str, handle: str) -> None: ...
+
+
+@dataclass(frozen=True)
+class Target:
+    """A kind of device `cheetah adapter --target NAME` drives: its options and how to build it.
+
+    `make` gets the parsed options and an `error(message)` that exits with status 2 (bad options).
+    """
+
+    name: str
+    title: str  # the heading of its options in --help
+    add_arguments: Callable[[argparse._ArgumentGroup], None]
+    make: Callable[[argparse.Namespace, Callable[[str], None]], Device]

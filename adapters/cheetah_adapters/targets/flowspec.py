@@ -9,15 +9,18 @@ the route target in `path` (ASN:NN or A.B.C.D:NN).
 
 from __future__ import annotations
 
+import argparse
 import json
+import os
 import re
 import struct
 from dataclasses import dataclass
-from typing import Any
+from pathlib import Path
+from typing import Any, Callable
 
 from cheetah_adapters.rules import Match, Rule
 from cheetah_adapters.run_command import run
-from cheetah_adapters.targets.device import DeviceError
+from cheetah_adapters.targets.device import DeviceError, Target
 
 FAMILIES = {4: "ipv4-flowspec", 6: "ipv6-flowspec"}
 _ROUTE_TARGET = re.compile(r"^(\d{1,10}|\d{1,3}(\.\d{1,3}){3}):\d{1,10}$")
@@ -149,3 +152,23 @@ def _action_of(attrs: list[dict[str, Any]]) -> tuple[str, str] | None:
 def check_api(config: FlowspecConfig) -> None:
     if not config.api.rpartition(":")[2].isdigit():
         raise DeviceError(f"--gobgp-api {config.api!r} must be HOST:PORT of the speaker's gRPC API")
+
+
+DEFAULT_GOBGP = Path(os.environ.get("CHEETAH_GOBGP_BIN", Path(__file__).resolve().parents[2] / ".bin")) / "gobgp"
+
+
+def _add_arguments(g: argparse._ArgumentGroup) -> None:
+    g.add_argument("--gobgp", default=str(DEFAULT_GOBGP), help=f"the gobgp CLI (default {DEFAULT_GOBGP}, made by adapters/build.sh)")
+    g.add_argument("--gobgp-api", default="127.0.0.1:50051", help="the local gobgpd's gRPC API (default 127.0.0.1:50051)")
+    g.add_argument("--scavenger-dscp", type=int, default=8, help="DSCP for SCAVENGER rules (default 8, CS1)")
+
+
+def _make(args: argparse.Namespace, error: Callable[[str], None]) -> FlowspecDevice:
+    if not os.access(args.gobgp, os.X_OK):
+        error(f"--gobgp {args.gobgp} is not an executable; run adapters/build.sh to install GoBGP")
+    config = FlowspecConfig(args.gobgp, args.gobgp_api, args.scavenger_dscp)
+    check_api(config)
+    return FlowspecDevice(config)
+
+
+TARGET = Target("flowspec", "flowspec (BGP FlowSpec through GoBGP)", _add_arguments, _make)

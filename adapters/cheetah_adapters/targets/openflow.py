@@ -8,12 +8,15 @@ DSCP then --forward; REDIRECT_PATH -> output to the port named in `path`.
 
 from __future__ import annotations
 
+import argparse
 import hashlib
 import re
 from dataclasses import dataclass
+from typing import Callable
 
 from cheetah_adapters.rules import Match, Rule
 from cheetah_adapters.run_command import run
+from cheetah_adapters.targets.device import Target
 
 COOKIE_TAG = 0xC7 << 56
 COOKIE_TAG_MASK = 0xFF << 56
@@ -95,3 +98,20 @@ class OpenflowDevice:
 
     def remove(self, fingerprint: str, handle: str) -> None:
         self.ofctl("del-flows", self.config.switch, f"cookie={handle}/-1")
+
+
+def _add_arguments(g: argparse._ArgumentGroup) -> None:
+    g.add_argument("--switch", help="ovs-ofctl target: bridge name, unix:PATH.mgmt or tcp:HOST:PORT (required for openflow)")
+    g.add_argument("--table", type=int, default=0)
+    g.add_argument("--priority", type=int, default=40000)
+    g.add_argument("--scavenger-queue", type=int, default=1, help="queue id for SCAVENGER (set_queue)")
+    g.add_argument("--forward", default="NORMAL", help="action after set_queue/DSCP marking (default NORMAL)")
+
+
+def _make(args: argparse.Namespace, error: Callable[[str], None]) -> OpenflowDevice:
+    if not args.switch:
+        error("--target openflow needs --switch")
+    return OpenflowDevice(OpenflowConfig(args.switch, args.table, args.priority, args.scavenger_queue, args.forward))
+
+
+TARGET = Target("openflow", "openflow (OpenFlow 1.3 via ovs-ofctl)", _add_arguments, _make)

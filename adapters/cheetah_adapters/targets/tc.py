@@ -16,7 +16,10 @@ from dataclasses import dataclass
 
 from cheetah_adapters.rules import Rule
 from cheetah_adapters.run_command import run
-from cheetah_adapters.targets.device import DeviceError
+import argparse
+from typing import Callable
+
+from cheetah_adapters.targets.device import DeviceError, Target
 from cheetah_adapters.targets.tc_match import describe_keys, u32_keys
 
 PRIMARY, SCAVENGER = "1:10", "1:20"
@@ -133,3 +136,22 @@ def _bits(rate: str) -> int:
 def check_rates(config: TcConfig) -> None:
     if _bits(config.scavenger_rate) >= _bits(config.rate):
         raise DeviceError(f"--scavenger-rate {config.scavenger_rate} must be below --rate {config.rate}")
+
+
+def _add_arguments(g: argparse._ArgumentGroup) -> None:
+    g.add_argument("--interface", help="the egress interface to shape (required for tc)")
+    g.add_argument("--netns", default="", help="network namespace of the interface (tc -n)")
+    g.add_argument("--rate", default="1gbit", help="link rate C for the HTB root, tc units (default 1gbit)")
+    g.add_argument("--scavenger-rate", default="8mbit", help="the scavenger class's guaranteed rate (default 8mbit); it borrows up to C")
+    g.add_argument("--replace-qdisc", action="store_true", help="replace a root qdisc this adapter did not make")
+
+
+def _make(args: argparse.Namespace, error: Callable[[str], None]) -> TcDevice:
+    if not args.interface:
+        error("--target tc needs --interface")
+    config = TcConfig(args.interface, args.netns, args.rate, args.scavenger_rate, args.replace_qdisc)
+    check_rates(config)
+    return TcDevice(config)
+
+
+TARGET = Target("tc", "tc (Linux traffic control)", _add_arguments, _make)

@@ -3,7 +3,7 @@
 ``import chdb`` opens and closes a throwaway connection at import time; that
 shuts down chdb's process-wide streaming registry, after which Kafka engine
 tables stop consuming and a data directory holding one fails to load after a
-restart (ENVIRONMENT-NOTES.md, ClickHouse). So the warehouse loads ``_chdb``
+restart (docs/ENVIRONMENT.md, "ClickHouse (chdb)"). So the warehouse loads ``_chdb``
 itself, repeating only the RTLD_DEEPBIND preload that the package does so that
 the pybind11 stubs resolve ``operator new/delete`` from chdb's own jemalloc.
 """

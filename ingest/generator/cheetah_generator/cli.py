@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import datetime as dt
+import json
 import signal
 import sys
 import threading
@@ -17,6 +18,9 @@ from .netflow_run import run_netflow
 from .pacing import Pace, Progress, parse_target, send_paced
 from .params import DEFAULT_TIME_BASE_MS, ExportParams, TruthParams, WorkloadParams
 from .scenario import WORKLOADS
+
+# The probe-scale pcap workload: 20 MB within 10 s intervals (a 5-minute trace at ~200 Mb/s).
+PCAP_TRUTH = TruthParams(h_bytes=20_000_000, interval_ms=10_000)
 
 DESCRIPTION = """\
 Cheetah traffic generator. Models a research site's traffic (mice, real-time
@@ -71,12 +75,14 @@ def _sampling(text: str) -> tuple[int, ...]:
     return rates
 
 
-def _add_truth_args(p: argparse.ArgumentParser, h: float, i: float, tau: float) -> None:
-    g = p.add_argument_group("truth definitions (ARCHITECTURE.md)")
-    g.add_argument("--h-bytes", type=float, default=h, help="cheetah threshold H, bytes within one interval")
-    g.add_argument("--interval-s", type=_positive_float, default=i, help="interval I in seconds, aligned to the epoch")
-    g.add_argument("--tau-s", type=float, default=tau, help="flowset start gap tau, seconds")
-    g.add_argument("--gap-s", type=float, default=30.0, help="stitching gap G in seconds (reported in the truth)")
+def _add_truth_args(p: argparse.ArgumentParser, tp: TruthParams) -> None:
+    g = p.add_argument_group("truth definitions (docs/ARCHITECTURE.md, \"Definitions and defaults\")")
+    g.add_argument("--h-bytes", type=float, default=float(tp.h_bytes), help="cheetah threshold H, bytes within one interval")
+    g.add_argument(
+        "--interval-s", type=_positive_float, default=tp.interval_ms / 1000, help="interval I in seconds, aligned to the epoch"
+    )
+    g.add_argument("--tau-s", type=float, default=tp.tau_ms / 1000, help="flowset start gap tau, seconds")
+    g.add_argument("--gap-s", type=float, default=tp.gap_ms / 1000, help="stitching gap G in seconds (reported in the truth)")
 
 
 def _add_pace_args(p: argparse.ArgumentParser, rate: float | None, pps: float | None) -> None:
@@ -117,7 +123,9 @@ def build_parser() -> argparse.ArgumentParser:
         default=(1,),
         help="1:N packet sampling (announced in an options record); N1,N2,... gives each exporter its own",
     )
-    ex.add_argument("--active-timeout", type=_positive_float, default=60.0, help="active timeout, seconds")
+    ex.add_argument(
+        "--active-timeout", type=_positive_float, default=ExportParams().active_timeout_ms / 1000, help="active timeout, seconds"
+    )
     ex.add_argument("--exporters", type=int, default=2, help="modelled exporters (source ids / observation domains)")
     ex.add_argument("--source-id", type=int, default=1, help="source id of the first exporter")
     ex.add_argument("--template-every", type=int, default=100, help="re-send templates every N datagrams")
@@ -150,7 +158,7 @@ def build_parser() -> argparse.ArgumentParser:
         default=None,
         help="place a transfer across midnight UTC (None: when the span contains one)",
     )
-    _add_truth_args(nf, 1e9, 60.0, 10.0)
+    _add_truth_args(nf, TruthParams())
     _add_pace_args(nf, 4000.0, None)
 
     pc = sub.add_parser(
@@ -173,7 +181,7 @@ def build_parser() -> argparse.ArgumentParser:
     pc.add_argument("--snaplen", type=int, default=64, help="bytes of each packet kept in the pcap")
     pc.add_argument("--mtu", type=int, default=9000, help="IP packet size of bulk traffic")
     pc.add_argument("--mice", type=int, default=150, help="short flows")
-    _add_truth_args(pc, 20e6, 10.0, 10.0)
+    _add_truth_args(pc, PCAP_TRUTH)
 
     ca = sub.add_parser(
         "catch",
@@ -197,7 +205,15 @@ def build_parser() -> argparse.ArgumentParser:
     )
     rt.add_argument("--in", dest="infile", type=Path, required=True)
     rt.add_argument("--truth", type=Path, required=True, help="directory for the truth files")
-    _add_truth_args(rt, 1e9, 60.0, 10.0)
+    _add_truth_args(rt, TruthParams())
+
+    sub.add_parser(
+        "definitions",
+        help="print the platform definitions' defaults the truth uses (JSON)",
+        description="Print H, I, G, tau and the exporters' active timeout the truth is computed with by default, "
+        "as JSON (milliseconds, bytes). The platform's defaults live in its config model (./cheetah config); "
+        "its tests compare them with this output, so the two cannot drift apart.",
+    )
 
     rp = sub.add_parser(
         "replay",
@@ -224,10 +240,29 @@ def main(argv: Sequence[str] | None = None) -> int:
             return _replay(args)
         if args.command == "records-truth":
             return _records_truth(args)
+        if args.command == "definitions":
+            return _definitions()
     except (ValueError, RuntimeError) as e:
         print(f"error: {e}", file=sys.stderr)
         return 2
     return 2
+
+
+def _definitions() -> int:
+    tp = TruthParams()
+    print(
+        json.dumps(
+            {
+                "h_bytes": tp.h_bytes,
+                "interval_ms": tp.interval_ms,
+                "gap_ms": tp.gap_ms,
+                "tau_ms": tp.tau_ms,
+                "active_timeout_ms": ExportParams().active_timeout_ms,
+            },
+            sort_keys=True,
+        )
+    )
+    return 0
 
 
 def _truth_params(args: argparse.Namespace) -> TruthParams:

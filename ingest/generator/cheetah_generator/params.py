@@ -1,7 +1,9 @@
 """Typed configuration: every default of the generator lives here, nowhere else.
 
 The truth definitions (cheetah flow, parallel flowset) follow
-"Definitions and defaults" in /work/shared/ARCHITECTURE.md.
+docs/ARCHITECTURE.md, "Definitions and defaults". The defaults of those definitions are
+the platform's (its config model, `./cheetah config`); `python -m cheetah_generator
+definitions` prints these, and the platform's GeneratorDefinitionsTest compares the two.
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Ground truth: NetFlow cheetahs and parallel flowsets (ARCHITECTURE.md, "Definitions and defaults").
+"""Ground truth: NetFlow cheetahs and parallel flowsets (docs/ARCHITECTURE.md, "Definitions and defaults").
 
 Pure functions over what the collector sees: exported records, bytes scaled
 by the sampling rate.

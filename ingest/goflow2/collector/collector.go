@@ -1,8 +1,8 @@
 // Package collector runs goflow2 v2.2.6's collector (receivers, NetFlow/
 // sFlow pipes, proto producer with the default mapping, bin format, file or
-// Kafka transport) with one addition: every datagram goflow2 refuses is
-// written to the event stream (stdout) as a "rejected" JSON line carrying
-// the datagram, for Cheetah's supervisor to publish to flows.rejected.v1.
+// Kafka transport) with one addition: every datagram goflow2 refuses is kept,
+// published to flows.rejected.v1 as a RejectedRecord carrying the datagram
+// (publish.go) and written to the event stream (stdout) as a "rejected" line.
 package collector
 
 import (
@@ -16,6 +16,7 @@ import (
 	"maps"
 	"net"
 	"net/http"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -47,8 +48,13 @@ type Config struct {
 	ErrCount      int           // -err.cnt: errors logged per interval before muting
 	ErrInterval   time.Duration // -err.int
 	KeyFields     []string      // -key: FlowMessage fields hashed into the message key (Kafka partitioning)
-	Events        io.Writer     // event lines (os.Stdout in the binary)
-	Logger        *slog.Logger  // logs (stderr in the binary)
+	// -rejected.kafka.brokers: where refused datagrams are published; "" = the
+	// flows' brokers (-transport.kafka.brokers) with -transport kafka, else
+	// nowhere (stdout only).
+	RejectedBrokers string
+	RejectedTopic   string       // -rejected.kafka.topic
+	Events          io.Writer    // event lines (os.Stdout in the binary)
+	Logger          *slog.Logger // logs (stderr in the binary)
 }
 
 // DefaultConfig binds loopback only.
@@ -63,6 +69,7 @@ func DefaultConfig() Config {
 		ErrCount:      10,
 		ErrInterval:   10 * time.Second,
 		KeyFields:     []string{"sampler_address"},
+		RejectedTopic: DefaultRejectedTopic,
 	}
 }
 
@@ -113,8 +120,22 @@ func Run(ctx context.Context, cfg Config) error {
 	if c.producer, err = newProducer(cfg.KeyFields); err != nil {
 		return err
 	}
+	publisherCfg := PublisherConfig{
+		Brokers: rejectedBrokers(cfg), Topic: cfg.RejectedTopic,
+		ErrCount: cfg.ErrCount, ErrInterval: cfg.ErrInterval,
+	}
+	var publisher *Publisher
+	if publisherCfg.Enabled() {
+		publisher = NewPublisher(publisherCfg, logger)
+		if err := publisher.Start(); err != nil {
+			return err
+		}
+		c.publisher = publisher
+	} else {
+		logger.Warn("refused datagrams go to stdout only: -transport is not kafka and -rejected.kafka.brokers is empty")
+	}
 	events := NewEventWriter(cfg.Events)
-	rejecter := NewRejecter(events, logger)
+	rejecter := NewRejecter(events, publisher, logger)
 
 	for _, l := range listeners {
 		if err := c.startListener(l, formatter, rejecter); err != nil {
@@ -152,6 +173,7 @@ type collection struct {
 	httpLn       net.Listener
 	httpSrv      *http.Server
 	transporter  *transport.Transport
+	publisher    *Publisher
 	producer     producer.ProducerInterface
 	receivers    []*utils.UDPReceiver
 	pipes        []utils.FlowPipe
@@ -279,6 +301,11 @@ func (c *collection) stop() {
 			c.logger.Error("error closing transport", slog.String("error", err.Error()))
 		}
 	}
+	if c.publisher != nil {
+		// Every refused datagram was handed over when the receivers stopped:
+		// wait for Kafka to take or refuse (count) each.
+		c.publisher.Stop()
+	}
 	if c.httpSrv != nil {
 		sctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 		if err := c.httpSrv.Shutdown(sctx); err != nil {
@@ -300,6 +327,24 @@ func buildDecoder(scheme string, decode utils.DecoderFunc, strict bool, rejecter
 	decode = recoverPanics(decode)
 	decode = metrics.PromDecoderWrapper(decode, scheme)
 	return rejecter.WrapDecoder(scheme, decode)
+}
+
+// rejectedBrokers resolves -rejected.kafka.brokers: explicit, else the flows'
+// Kafka brokers, so that a Kafka deployment keeps refused datagrams by default.
+func rejectedBrokers(cfg Config) []string {
+	list := cfg.RejectedBrokers
+	if list == "" && cfg.Transport == "kafka" {
+		if f := flag.Lookup("transport.kafka.brokers"); f != nil {
+			list = f.Value.String()
+		}
+	}
+	var brokers []string
+	for _, b := range strings.Split(list, ",") {
+		if b = strings.TrimSpace(b); b != "" {
+			brokers = append(brokers, b)
+		}
+	}
+	return brokers
 }
 
 // checkStdoutIsFree refuses the file transport writing flows to stdout,

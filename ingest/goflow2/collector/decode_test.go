@@ -78,7 +78,7 @@ func newChain(t testing.TB, scheme string, strict bool, out *memTransport, logge
 	}
 	events := &lineSink{}
 	return &chain{
-		decode: buildDecoder(scheme, p.DecodeFlow, strict, NewRejecter(NewEventWriter(events), logger)),
+		decode: buildDecoder(scheme, p.DecodeFlow, strict, NewRejecter(NewEventWriter(events), nil, logger)),
 		events: events,
 		out:    out,
 	}
@@ -188,7 +188,7 @@ func TestNotStrictIsStockGoflow2(t *testing.T) {
 
 func TestPanicIsRejectedWithItsValue(t *testing.T) {
 	events := &lineSink{}
-	r := NewRejecter(NewEventWriter(events), quietLogger())
+	r := NewRejecter(NewEventWriter(events), nil, quietLogger())
 	boom := func(msg interface{}) error {
 		var s []int
 		_ = s[3] // runtime error, not a string: goflow2's own wrapper would lose the text
@@ -220,7 +220,7 @@ func TestExportFailureIsRejected(t *testing.T) {
 
 func TestQueueFullDropIsRejected(t *testing.T) {
 	events := &lineSink{}
-	d := droppedReporter{rejecter: NewRejecter(NewEventWriter(events), quietLogger()), next: metrics.NewReceiverMetric()}
+	d := droppedReporter{rejecter: NewRejecter(NewEventWriter(events), nil, quietLogger()), next: metrics.NewReceiverMetric()}
 	d.Dropped(utils.Message{Src: exporter, Dst: exporter, Payload: []byte{1, 2, 3}})
 	got := events.rejected(t)
 	if len(got) != 1 || got[0].Reason != ReasonQueueFull || got[0].PayloadB64 != "AQID" {

@@ -21,7 +21,7 @@ type Listener struct {
 
 // ParseListen parses a comma-separated -listen value. It differs from stock
 // goflow2 in two ways: workers defaults to 1 (more races NetFlow v9
-// templates against their data, ENVIRONMENT-NOTES.md), and port 0 is
+// templates against their data: docs/ENVIRONMENT.md, "goflow2 v2.2.6"), and port 0 is
 // refused (goflow2 does not expose the bound port, so nobody could send).
 func ParseListen(value string) ([]Listener, error) {
 	var out []Listener

@@ -18,8 +18,8 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 )
 
-// Reason codes of "rejected" lines. Stable: the supervisor and the
-// flows.rejected.v1 consumers key on them (RejectedRecord.reason).
+// Reason codes of refused datagrams (RejectedRecord.reason and the "rejected"
+// event line). Stable: the flows.rejected.v1 consumers key on them.
 const (
 	// First bytes are not a version this listener decodes (NetFlow 5/9/IPFIX 10, sFlow 5).
 	ReasonUnsupportedVersion = "unsupported_version"
@@ -49,7 +49,7 @@ var rejectedDatagrams = prometheus.NewCounterVec(
 		Namespace: "cheetah",
 		Subsystem: "goflow2",
 		Name:      "rejected_datagrams_total",
-		Help:      "Datagrams refused and reported on stdout as rejected events, by reason.",
+		Help:      "Datagrams refused (published to -rejected.kafka.topic and reported on stdout), by reason.",
 	},
 	[]string{"reason"},
 )
@@ -59,7 +59,7 @@ var rejectedWriteErrors = prometheus.NewCounter(
 		Namespace: "cheetah",
 		Subsystem: "goflow2",
 		Name:      "rejected_write_errors_total",
-		Help:      "Rejected events that could not be written to stdout (the datagram is lost).",
+		Help:      "Rejected event lines that could not be written to stdout.",
 	},
 )
 
@@ -67,24 +67,31 @@ func init() {
 	prometheus.MustRegister(rejectedDatagrams, rejectedWriteErrors)
 }
 
-// Rejecter reports refused datagrams as event lines and counts them.
+// Rejecter reports refused datagrams: it counts them, publishes each as a
+// RejectedRecord to flows.rejected.v1 (when publishing is on) and writes an
+// event line.
 type Rejecter struct {
-	events *EventWriter
-	logger *slog.Logger
+	events    *EventWriter
+	publisher *Publisher // nil: stdout only
+	logger    *slog.Logger
 }
 
-// NewRejecter returns a Rejecter writing to events.
-func NewRejecter(events *EventWriter, logger *slog.Logger) *Rejecter {
-	return &Rejecter{events: events, logger: logger}
+// NewRejecter returns a Rejecter writing to events and publishing with
+// publisher (nil: no publishing).
+func NewRejecter(events *EventWriter, publisher *Publisher, logger *slog.Logger) *Rejecter {
+	return &Rejecter{events: events, publisher: publisher, logger: logger}
 }
 
-// Reject writes one rejected line for msg. The payload is encoded before
-// returning, so msg may point into goflow2's pooled receive buffer.
+// Reject reports msg. Everything is copied or encoded before returning, so
+// msg may point into goflow2's pooled receive buffer.
 func (r *Rejecter) Reject(msg *utils.Message, reason, detail string) {
 	rejectedDatagrams.WithLabelValues(reason).Inc()
+	if r.publisher != nil {
+		r.publisher.Publish(RejectedRecord(msg, reason, detail))
+	}
 	if err := r.events.Rejected(msg, reason, detail); err != nil {
 		rejectedWriteErrors.Inc()
-		r.logger.Error("rejected datagram lost", slog.String("reason", reason), slog.String("error", err.Error()))
+		r.logger.Error("rejected event line lost", slog.String("reason", reason), slog.String("error", err.Error()))
 	}
 }
 

@@ -103,7 +103,7 @@ def accuracy(bin_dir: Path, work: Path) -> str:
         "Traces: " + "; ".join(descs) + ". T = 100 ms, cache 1 M entries, one worker, memory replay. "
         "Precision and recall count flows (5-tuples); delay is from the flow's first packet to its detection "
         "(median / 95th percentile). Cache work = entries created, relative to L = 0, S = 1 of the same trace. "
-        "Sampling *entry creation* is ARCHITECTURE.md's S (packets of existing entries all count); "
+        "Sampling *entry creation* is the S of docs/ARCHITECTURE.md, \"Flight-rate cheetah\" (packets of existing entries all count); "
         "*every packet* samples every packet (post-lookup sampling) and counts only the sampled ones, with "
         "their bytes scaled by 1/S or unscaled, for comparison. "
         f"Load average at start: {started}, at end: {load()}.",

@@ -1,5 +1,6 @@
 #include "args.h"
 #include "flight_detector.h"
+#include "topics.h" /* generated from schemas/topics.yaml */
 
 #include <errno.h>
 #include <getopt.h>
@@ -7,12 +8,45 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* Every default of the probe, in one place: the flight-rate rule's come from
+ * detector_default_config (flight_detector.c), the others are set here; --help
+ * prints them from here. */
+static void default_options(struct probe_options *o)
+{
+	struct detector_config d;
+	detector_default_config(&d);
+	memset(o, 0, sizeof *o);
+	o->rate_threshold_bps = 1e9;
+	o->flight_ms = (uint32_t)(d.flight_ns / 1000000u);
+	o->idle_timeout_ms = (uint32_t)(d.idle_ns / 1000000u);
+	o->min_length = d.min_length;
+	o->sampling = d.sampling;
+	o->cache_size = d.cache_size;
+	memcpy(o->drop_proto, d.drop_proto, sizeof o->drop_proto);
+	o->workers = 1;
+	o->bin_ms = 100;
+	o->flight_floor_bps = -1;
+	o->packet_sample = 1000;
+	o->counters_ms = 1000;
+	o->link_id = "link0";
+	o->probe_id = "probe0";
+	o->compression = "lz4";
+	o->kafka_queue = 200000;
+}
+
 static void usage(FILE *f)
 {
+	struct probe_options d;
+	default_options(&d);
+	char drop[1024] = "";
+	size_t n = 0;
+	for (int p = 0; p < 256; p++)
+		if (d.drop_proto[p])
+			n += (size_t)snprintf(drop + n, sizeof drop - n, "%s%d", n ? "," : "", p);
 	fprintf(f,
 "Usage: cheetah-probe (--pcap FILE | --iface IF | --vdev DEVARGS) [options]\n"
 "Finds cheetahs (flows faster than R within one flight of T) among all flows of\n"
-"a link, per ARCHITECTURE.md \"flight-rate cheetah\", and exports them.\n"
+"a link, per docs/ARCHITECTURE.md, \"Flight-rate cheetah\", and exports them.\n"
 "\n"
 "Input (one):\n"
 "  --pcap FILE            replay FILE as fast as possible (DPDK net_pcap); times\n"
@@ -27,42 +61,45 @@ static void usage(FILE *f)
 "  --out DIR              write DIR/cheetahs.csv (src,dst,src_port,dst_port,proto,\n"
 "                         detected_ms,flight_rate_bps), DIR/summary.json and\n"
 "                         DIR/bins.csv (bin_start_ms,bytes,packets,cheetah_bytes)\n"
-"Detection (defaults from ARCHITECTURE.md):\n"
-"  --rate-threshold BPS   R in bits/s (default 1e9); thresholds.v1 updates it live\n"
-"  --flight-ms MS         T, the flight length (default 100)\n"
+"Detection (docs/ARCHITECTURE.md, \"Flight-rate cheetah\"):\n"
+"  --rate-threshold BPS   R in bits/s (default %.0f); " TOPIC_THRESHOLDS " updates it live\n"
+"  --flight-ms MS         T, the flight length (default %u)\n"
 "  --min-length L         packets shorter than L bytes (IP length) create no\n"
-"                         flow entry (default 0)\n"
-"  --sampling S           probability that a packet may create an entry (default 1)\n"
-"  --sampling-mode M      create (default, ARCHITECTURE.md: S only decides who gets\n"
+"                         flow entry (default %u)\n"
+"  --sampling S           probability that a packet may create an entry (default %g)\n"
+"  --sampling-mode M      create (default, the definition's S: it only decides who gets\n"
 "                         an entry); for comparison, packet (every packet is\n"
 "                         sampled, bytes scaled by 1/S) or packet-unscaled (every\n"
 "                         packet sampled, only sampled bytes count)\n"
-"  --drop-proto LIST      protocols that create no entry (default 1,58: ICMP)\n"
-"  --cache-size N         flow entries per worker (default 262144)\n"
-"  --idle-timeout-ms MS   a cheetah idle this long ends (default 2000)\n"
-"  --workers N            worker cores (default 1); flows are pinned to workers by\n"
+"  --drop-proto LIST      protocols that create no entry (default %s)\n"
+"  --cache-size N         flow entries per worker (default %u)\n"
+"  --idle-timeout-ms MS   a cheetah idle this long ends (default %u)\n"
+"  --workers N            worker cores (default %u); flows are pinned to workers by\n"
 "                         a symmetric 5-tuple hash (NIC RSS or a distributor core)\n"
 "Kafka (optional):\n"
-"  --kafka HOST:PORT      export cheetahs.v1, probe.flights.v1, probe.bins.v1,\n"
-"                         probe.packets.v1 and the counters (probe.counters.v1);\n"
-"                         read R live from thresholds.v1\n"
-"  --link-id ID           link these packets are from (default link0)\n"
-"  --probe-id ID          this probe's name (default probe0)\n"
-"  --bin-ms MS            T1 of probe.bins.v1 (default 100)\n"
+"  --kafka HOST:PORT      export " TOPIC_CHEETAHS ", " TOPIC_PROBE_FLIGHTS ", " TOPIC_PROBE_BINS ",\n"
+"                         " TOPIC_PROBE_PACKETS " and the counters (" TOPIC_PROBE_COUNTERS ");\n"
+"                         read R live from " TOPIC_THRESHOLDS "\n"
+"  --link-id ID           link these packets are from (default %s)\n"
+"  --probe-id ID          this probe's name (default %s)\n"
+"  --bin-ms MS            T1 of " TOPIC_PROBE_BINS " (default %u)\n"
 "  --flight-floor BPS     export flights at or above this rate (default R/2)\n"
-"  --packet-sample N      export 1 in N packets (default 1000; 0: none)\n"
-"  --compression C        lz4 (default), zstd, snappy, gzip, none\n"
-"  --kafka-queue N        messages held while Kafka is away (default 200000);\n"
+"  --packet-sample N      export 1 in N packets (default %u; 0: none)\n"
+"  --compression C        lz4, zstd, snappy, gzip, none (default %s)\n"
+"  --kafka-queue N        messages held while Kafka is away (default %u);\n"
 "                         beyond that records are counted as undeliverable\n"
-"  --counters-ms MS       send the counters to probe.counters.v1 every MS of wall\n"
-"                         time and once at exit (default 1000; 0: only at exit)\n"
+"  --counters-ms MS       send the counters to " TOPIC_PROBE_COUNTERS " every MS of wall\n"
+"                         time and once at exit (default %u; 0: only at exit)\n"
 "Other:\n"
 "  --duration-s S         live input: stop after S seconds (default: SIGINT/SIGTERM)\n"
 "  --eal \"ARGS\"           extra DPDK EAL arguments\n"
 "  --quiet                no counters on stderr at exit\n"
 "  --help                 this text\n"
 "\n"
-"Example: cheetah-probe --pcap trace.pcap --out /tmp/run --rate-threshold 5e8\n");
+"Example: cheetah-probe --pcap trace.pcap --out /tmp/run --rate-threshold 5e8\n",
+		d.rate_threshold_bps, d.flight_ms, d.min_length, d.sampling, drop, d.cache_size, d.idle_timeout_ms,
+		d.workers, d.link_id, d.probe_id, d.bin_ms, d.packet_sample, d.compression, d.kafka_queue,
+		d.counters_ms);
 }
 
 static int bad(const char *opt, const char *val, const char *want)
@@ -120,22 +157,7 @@ int probe_parse_args(int argc, char **argv, struct probe_options *o)
 		{"quiet", 0, 0, O_QUIET}, {"sampling-mode", 1, 0, O_SMODE},
 		{"repeat", 1, 0, O_REPEAT}, {"counters-ms", 1, 0, O_COUNTERS}, {"help", 0, 0, O_HELP},
 		{0, 0, 0, 0}};
-	memset(o, 0, sizeof *o);
-	o->rate_threshold_bps = 1e9;
-	o->flight_ms = 100;
-	o->sampling = 1;
-	o->workers = 1;
-	o->cache_size = 262144;
-	o->idle_timeout_ms = 2000;
-	o->bin_ms = 100;
-	o->flight_floor_bps = -1;
-	o->packet_sample = 1000;
-	o->counters_ms = 1000;
-	o->drop_proto[1] = o->drop_proto[58] = 1;
-	o->link_id = "link0";
-	o->probe_id = "probe0";
-	o->compression = "lz4";
-	o->kafka_queue = 200000;
+	default_options(o);
 	double v;
 	int c, idx;
 	opterr = 0;

@@ -1,5 +1,5 @@
 /* Command-line options of cheetah-probe: one typed config, with defaults from
- * ARCHITECTURE.md ("flight-rate cheetah"). */
+ * docs/ARCHITECTURE.md ("Flight-rate cheetah"). */
 #ifndef PROBE_ARGS_H
 #define PROBE_ARGS_H
 

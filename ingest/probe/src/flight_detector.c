@@ -2,6 +2,8 @@
 
 #include <string.h>
 
+/* The rule's defaults (docs/ARCHITECTURE.md, "Flight-rate cheetah"): the one place they are set;
+ * cheetah-probe's options and --help read them (args.c). */
 void detector_default_config(struct detector_config *cfg)
 {
 	memset(cfg, 0, sizeof *cfg);
@@ -11,7 +13,7 @@ void detector_default_config(struct detector_config *cfg)
 	cfg->sampling = 1.0;
 	cfg->flight_floor_bps = 0;
 	cfg->drop_proto[1] = cfg->drop_proto[58] = 1;
-	cfg->cache_size = 65536;
+	cfg->cache_size = 262144; /* entries per worker: no eviction below ~64 K concurrent flows (docs/PROBE.md) */
 	cfg->seed = 1;
 }
 

@@ -1,4 +1,4 @@
-/* The flight-rate cheetah rule (ARCHITECTURE.md, "Flight-rate cheetah") over
+/* The flight-rate cheetah rule (docs/ARCHITECTURE.md, "Flight-rate cheetah") over
  * one worker's flight cache. Pure logic: no DPDK, no Kafka; events go to a sink. */
 #ifndef PROBE_FLIGHT_DETECTOR_H
 #define PROBE_FLIGHT_DETECTOR_H
@@ -25,7 +25,7 @@ struct detector_config {
 };
 
 enum sampling_mode {
-	SAMPLE_ENTRY_CREATION = 0, /* ARCHITECTURE.md's S: it only decides who gets an entry */
+	SAMPLE_ENTRY_CREATION = 0, /* the definition's S: it only decides who gets an entry */
 	SAMPLE_PACKETS_SCALED,     /* every packet sampled, bytes scaled by 1/S */
 	SAMPLE_PACKETS_UNSCALED,   /* every packet sampled, only sampled bytes count */
 };

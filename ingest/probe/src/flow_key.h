@@ -1,5 +1,5 @@
 /* The 5-tuple a flow entry is keyed on, and the symmetric hash that pins both
- * directions of a flow to the same worker (ARCHITECTURE.md, flight-rate cheetah). */
+ * directions of a flow to the same worker (docs/ARCHITECTURE.md, "Flight-rate cheetah"). */
 #ifndef PROBE_FLOW_KEY_H
 #define PROBE_FLOW_KEY_H
 

@@ -10,13 +10,7 @@
 #include "cheetah/v1/cheetahs.pb-c.h"
 #include "cheetah/v1/probe.pb-c.h"
 #include "cheetah/v1/thresholds.pb-c.h"
-
-#define TOPIC_CHEETAHS "cheetahs.v1"
-#define TOPIC_FLIGHTS "probe.flights.v1"
-#define TOPIC_BINS "probe.bins.v1"
-#define TOPIC_PACKETS "probe.packets.v1"
-#define TOPIC_THRESHOLDS "thresholds.v1"
-#define TOPIC_COUNTERS "probe.counters.v1"
+#include "topics.h" /* generated from schemas/topics.yaml */
 
 struct kafka_export {
 	const struct probe_options *o;
@@ -127,10 +121,10 @@ struct kafka_export *kafka_export_open(const struct probe_options *o, struct lin
 		return NULL;
 	}
 	k->cheetahs = rd_kafka_topic_new(k->producer, TOPIC_CHEETAHS, NULL);
-	k->flights = rd_kafka_topic_new(k->producer, TOPIC_FLIGHTS, NULL);
-	k->bins = rd_kafka_topic_new(k->producer, TOPIC_BINS, NULL);
-	k->packets = rd_kafka_topic_new(k->producer, TOPIC_PACKETS, NULL);
-	k->counters = rd_kafka_topic_new(k->producer, TOPIC_COUNTERS, NULL);
+	k->flights = rd_kafka_topic_new(k->producer, TOPIC_PROBE_FLIGHTS, NULL);
+	k->bins = rd_kafka_topic_new(k->producer, TOPIC_PROBE_BINS, NULL);
+	k->packets = rd_kafka_topic_new(k->producer, TOPIC_PROBE_PACKETS, NULL);
+	k->counters = rd_kafka_topic_new(k->producer, TOPIC_PROBE_COUNTERS, NULL);
 	assign_thresholds(k);
 	return k;
 }
@@ -304,7 +298,7 @@ static void apply_threshold(struct kafka_export *k, const rd_kafka_message_t *ms
 	Cheetah__V1__Threshold *t = cheetah__v1__threshold__unpack(NULL, msg->len, msg->payload);
 	if (!t) {
 		k->n.thresholds_ignored++;
-		fprintf(stderr, "cheetah-probe: thresholds.v1 offset %" PRId64 ": not a Threshold message, ignored\n",
+		fprintf(stderr, "cheetah-probe: " TOPIC_THRESHOLDS " offset %" PRId64 ": not a Threshold message, ignored\n",
 			msg->offset);
 		return;
 	}
@@ -318,14 +312,14 @@ static void apply_threshold(struct kafka_export *k, const rd_kafka_message_t *ms
 	case THRESHOLD_OLDER:
 		k->n.thresholds_refused++;
 		fprintf(stderr,
-			"cheetah-probe: thresholds.v1 offset %" PRId64 ": %s version %" PRIu64 " is older than version %" PRIu64
+			"cheetah-probe: " TOPIC_THRESHOLDS " offset %" PRId64 ": %s version %" PRIu64 " is older than version %" PRIu64
 			" in force (R = %.0f b/s), ignored; publish thresholds with increasing versions\n",
 			msg->offset, k->o->link_id, t->version, now.version, now.rate_bps);
 		break;
 	case THRESHOLD_NO_RATE:
 		k->n.thresholds_refused++;
 		fprintf(stderr,
-			"cheetah-probe: thresholds.v1 offset %" PRId64 ": %s version %" PRIu64 " has rate_bps %g, not a positive "
+			"cheetah-probe: " TOPIC_THRESHOLDS " offset %" PRId64 ": %s version %" PRIu64 " has rate_bps %g, not a positive "
 			"number; ignored, R stays %.0f b/s\n",
 			msg->offset, k->o->link_id, t->version, t->rate_bps, now.rate_bps);
 		break;

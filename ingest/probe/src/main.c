@@ -22,6 +22,7 @@
 #include "memory_replay.h"
 #include "port.h"
 #include "summary.h"
+#include "topics.h" /* generated from schemas/topics.yaml */
 #include "worker.h"
 
 #define EVENT_RING 65536
@@ -263,7 +264,7 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	if (p.x.kafka && !kafka_export_sync_thresholds(p.x.kafka, 5000))
-		fprintf(stderr, "cheetah-probe: thresholds.v1 not read within 5 s (Kafka at %s away?): starting with "
+		fprintf(stderr, "cheetah-probe: " TOPIC_THRESHOLDS " not read within 5 s (Kafka at %s away?): starting with "
 				"R = %.0f b/s, later updates still apply\n", p.o.kafka, p.o.rate_threshold_bps);
 	double t0 = mono_s(), t_end;
 	if (launch(&p, expect)) {

@@ -7,6 +7,7 @@ void run_parse_tests(void);
 void run_bin_tests(void);
 void run_counter_tests(void);
 void run_threshold_tests(void);
+void run_args_tests(void);
 
 int check_tests_failed;
 int check_tests_run;
@@ -19,5 +20,6 @@ int main(void)
 	run_bin_tests();
 	run_counter_tests();
 	run_threshold_tests();
+	run_args_tests();
 	return check_tests_failed ? 1 : 0;
 }

@@ -1,5 +1,6 @@
-// Command cheetah-goflow2 is goflow2 v2.2.6's collector plus a report of
-// every refused datagram on stdout (see ../../README.md for the contract).
+// Command cheetah-goflow2 is goflow2 v2.2.6's collector that keeps every
+// refused datagram: published to flows.rejected.v1 and reported on stdout
+// (see ../../README.md for the contract).
 // stdout carries only JSON event lines; logs go to stderr.
 package main
 
@@ -37,10 +38,17 @@ func run() int {
 	flag.BoolVar(&cfg.Strict, "strict", def.Strict, "reject NetFlow v5/v9/IPFIX datagrams whose length fields disagree with their size (goflow2 decodes them silently)")
 	flag.IntVar(&cfg.ErrCount, "err.cnt", def.ErrCount, "Maximum errors per batch for muting")
 	flag.DurationVar(&cfg.ErrInterval, "err.int", def.ErrInterval, "Maximum errors interval for muting")
+	flag.StringVar(&cfg.RejectedBrokers, "rejected.kafka.brokers", def.RejectedBrokers, "Kafka brokers (comma-separated) that refused datagrams are published to as cheetah.v1.RejectedRecord; empty: -transport.kafka.brokers with -transport kafka, else stdout only")
+	flag.StringVar(&cfg.RejectedTopic, "rejected.kafka.topic", def.RejectedTopic, "Kafka topic for refused datagrams")
 	keys := flag.String("key", strings.Join(def.KeyFields, ","), "FlowMessage fields (comma-separated) hashed into the message key; with -transport.kafka.hashing they pick the Kafka partition (\"\" = no key)")
 	logLevel := flag.String("loglevel", "info", "Log level")
 	logFmt := flag.String("logfmt", "normal", "Log formatter (normal or json)")
 	showVersion := flag.Bool("v", false, "Print version")
+	// goflow2's own default topic is "flow-messages": Cheetah's is the manifest's.
+	if f := flag.Lookup("transport.kafka.topic"); f != nil {
+		f.DefValue = collector.DefaultFlowsTopic
+		_ = f.Value.Set(collector.DefaultFlowsTopic)
+	}
 	flag.Parse()
 	cfg.KeyFields = nil
 	for _, k := range strings.Split(*keys, ",") {

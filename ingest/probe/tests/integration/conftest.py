@@ -16,9 +16,14 @@ from pathlib import Path
 from types import ModuleType
 
 import pytest
+import yaml
 from confluent_kafka import Consumer, TopicPartition
 
 ROOT = Path(__file__).resolve().parents[4]
+
+# Topic names by manifest id, read from schemas/topics.yaml (the one list), not from the probe's
+# generated topics.h: the tests check that the probe uses the manifest's names.
+TOPIC = {t["id"]: t["name"] for t in yaml.safe_load((ROOT / "schemas" / "topics.yaml").read_text())["topics"]}
 
 
 def _required(var: str) -> Path:

@@ -11,7 +11,7 @@ import subprocess
 from pathlib import Path
 from types import ModuleType
 
-from conftest import Broker, five_tuple, make_trace, read_topic, start_broker
+from conftest import TOPIC, Broker, five_tuple, make_trace, read_topic, start_broker
 
 R = 50e6
 
@@ -52,7 +52,7 @@ NOT_MONOTONE = {"probe_id", "link_id", "started_ms", "at_ms", "at_exit", "thresh
 def check_counters(pb: ModuleType, bootstrap: str, summary: dict, min_snapshots: int) -> list:
     """probe.counters.v1 of the run that wrote summary: cumulative snapshots, the last one sent at exit
     and equal to summary.json counter by counter. Returns the run's snapshots in time order."""
-    values = read_topic(bootstrap, "probe.counters.v1",
+    values = read_topic(bootstrap, TOPIC["probe_counters"],
                         lambda v: any(pb.ProbeCounters.FromString(x).at_exit for x in v))
     snaps = decode(pb.ProbeCounters, values)
     last = [c for c in snaps if c.at_exit]
@@ -90,7 +90,7 @@ def test_pcap_replay_into_broker_matches_ground_truth(broker: Broker, pb: Module
     check_counters(pb, broker.bootstrap, s, min_snapshots=2)
 
     started = s["counters"]["cheetahs"]
-    events = decode(pb.CheetahEvent, read_topic(broker.bootstrap, "cheetahs.v1", lambda v: len(v) >= 2 * started))
+    events = decode(pb.CheetahEvent, read_topic(broker.bootstrap, TOPIC["cheetahs"], lambda v: len(v) >= 2 * started))
     starts = [e for e in events if e.type == pb.CHEETAH_EVENT_TYPE_START]
     ends = [e for e in events if e.type == pb.CHEETAH_EVENT_TYPE_END]
     assert {five_tuple(pb, e) for e in starts} == above_r(truth, R)
@@ -99,7 +99,7 @@ def test_pcap_replay_into_broker_matches_ground_truth(broker: Broker, pb: Module
         assert e.source == pb.DETECTION_SOURCE_PROBE and e.link_id == "link0"
         assert e.threshold_version == 0 and e.threshold_bps == R and e.rate_bps > R
 
-    bins = decode(pb.LinkBin, read_topic(broker.bootstrap, "probe.bins.v1",
+    bins = decode(pb.LinkBin, read_topic(broker.bootstrap, TOPIC["probe_bins"],
                                          lambda v: sum(pb.LinkBin.FromString(x).bytes for x in v) >= truth["bytes"]))
     assert sum(b.bytes for b in bins) == truth["bytes"]
     start_ms = truth["start_epoch_s"] * 1000
@@ -108,12 +108,12 @@ def test_pcap_replay_into_broker_matches_ground_truth(broker: Broker, pb: Module
     assert got == {t: v for t, v in want.items() if min(got) <= t <= max(got)}
     assert all(b.bin_ms == 100 and b.link_id == "link0" for b in bins)
 
-    flights = decode(pb.Flight, read_topic(broker.bootstrap, "probe.flights.v1",
+    flights = decode(pb.Flight, read_topic(broker.bootstrap, TOPIC["probe_flights"],
                                            lambda v: len(v) >= s["counters"]["flights_exported"]))
     assert len(flights) == s["counters"]["flights_exported"] > 0
     assert all(f.rate_bps >= R / 2 and f.elapsed_ns > 100_000_000 for f in flights)
 
-    packets = decode(pb.PacketSummary, read_topic(broker.bootstrap, "probe.packets.v1",
+    packets = decode(pb.PacketSummary, read_topic(broker.bootstrap, TOPIC["probe_packets"],
                                                   lambda v: len(v) >= s["counters"]["packets_sampled"]))
     assert len(packets) == s["counters"]["packets_sampled"] > 0
     assert all(p.sampling_rate == 100 and len(p.src_addr) == 16 for p in packets)
@@ -128,12 +128,12 @@ def test_rate_threshold_comes_from_thresholds_topic(broker: Broker, pb: ModuleTy
     p = Producer({"bootstrap.servers": broker.bootstrap})
     for link, version, rate in (("link0", 4, 1.0), ("link0", 5, 100e6), ("other-link", 9, 1.0)):
         t = pb.Threshold(link_id=link, version=version, rate_bps=rate, mode=pb.THRESHOLD_MODE_STATIC)
-        p.produce("thresholds.v1", key=link, value=t.SerializeToString())
+        p.produce(TOPIC["thresholds"], key=link, value=t.SerializeToString())
     assert p.flush(30) == 0
     s = run_probe(probe_bin, ["--pcap", str(pcap), "--kafka", broker.bootstrap, "--rate-threshold", "1e12"],
                   tmp_path / "run")
     assert s["counters"]["kafka"]["threshold_version"] == 5
-    events = decode(pb.CheetahEvent, read_topic(broker.bootstrap, "cheetahs.v1",
+    events = decode(pb.CheetahEvent, read_topic(broker.bootstrap, TOPIC["cheetahs"],
                                                 lambda v: len(v) >= 2 * s["counters"]["cheetahs"]))
     starts = [e for e in events if e.type == pb.CHEETAH_EVENT_TYPE_START]
     assert {five_tuple(pb, e) for e in starts} == above_r(truth, 100e6)
@@ -151,7 +151,7 @@ def test_older_threshold_version_arriving_late_is_ignored(broker: Broker, pb: Mo
     p = Producer({"bootstrap.servers": broker.bootstrap})
     for version, rate in ((7, 100e6), (3, 1.0), (6, 1.0)):
         t = pb.Threshold(link_id="link0", version=version, rate_bps=rate, mode=pb.THRESHOLD_MODE_STATIC)
-        p.produce("thresholds.v1", key="link0", value=t.SerializeToString())
+        p.produce(TOPIC["thresholds"], key="link0", value=t.SerializeToString())
     assert p.flush(30) == 0
     out = tmp_path / "run"
     out.mkdir()
@@ -162,7 +162,7 @@ def test_older_threshold_version_arriving_late_is_ignored(broker: Broker, pb: Mo
     k = counters["kafka"]
     assert (k["threshold_version"], k["thresholds_applied"], k["thresholds_refused"]) == (7, 1, 2), k
     assert done.stderr.count("is older than version 7 in force") == 2, done.stderr
-    events = decode(pb.CheetahEvent, read_topic(broker.bootstrap, "cheetahs.v1",
+    events = decode(pb.CheetahEvent, read_topic(broker.bootstrap, TOPIC["cheetahs"],
                                                 lambda v: len(v) >= 2 * counters["cheetahs"]))
     starts = [e for e in events if e.type == pb.CHEETAH_EVENT_TYPE_START]
     assert starts, "no cheetah above 100 Mb/s in the trace: the test would prove nothing"
@@ -268,7 +268,7 @@ def test_live_af_packet_on_veth_with_broker_restart(pb: ModuleType, probe_bin: P
         replay = subprocess.Popen(["ip", "netns", "exec", veth.ns, "tcpreplay", "-q", "-i", veth.b, str(pcap)],
                                   stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
         # Mid-way: once bins are arriving, take the broker away and bring it back on the same port and data.
-        read_topic(broker.bootstrap, "probe.bins.v1", lambda v: len(v) >= 10, timeout_s=30)
+        read_topic(broker.bootstrap, TOPIC["probe_bins"], lambda v: len(v) >= 10, timeout_s=30)
         assert replay.poll() is None, "the replay ended before the broker was stopped: make the trace longer"
         broker.stop()
         down_while_replaying = replay.poll() is None
@@ -284,10 +284,10 @@ def test_live_af_packet_on_veth_with_broker_restart(pb: ModuleType, probe_bin: P
         assert k["undeliverable"] == 0 and k["delivered"] == k["produced"], (k, rest)
         assert "cheetah-probe: kafka" in rest, "the probe never noticed the broker going away"
 
-        events = decode(pb.CheetahEvent, read_topic(broker.bootstrap, "cheetahs.v1",
+        events = decode(pb.CheetahEvent, read_topic(broker.bootstrap, TOPIC["cheetahs"],
                                                     lambda v: len(v) >= 2 * s["counters"]["cheetahs"]))
         found = {five_tuple(pb, e) for e in events if e.type == pb.CHEETAH_EVENT_TYPE_START}
-        bins = decode(pb.LinkBin, read_topic(broker.bootstrap, "probe.bins.v1",
+        bins = decode(pb.LinkBin, read_topic(broker.bootstrap, TOPIC["probe_bins"],
                                              lambda v: sum(pb.LinkBin.FromString(x).bytes for x in v) >= s["bytes"]))
         assert sum(b.bytes for b in bins) == s["bytes"]  # nothing lost across the restart
         check_live_run(truth, live_r, found, s)

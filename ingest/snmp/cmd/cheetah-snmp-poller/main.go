@@ -57,6 +57,9 @@ Exit status: 0 ok; 1 cannot start (bad config, bad Kafka settings); 2 bad flags;
 Flags:
 `
 
+// defaultTopic is the poller's topic in schemas/topics.yaml (checked by TestDefaultTopicIsTheManifests).
+const defaultTopic = "snmp.counters.v1"
+
 func main() { os.Exit(run(os.Args[1:])) }
 
 func run(args []string) int {
@@ -68,7 +71,7 @@ func run(args []string) int {
 	}
 	configPath := fs.String("config", "", "targets file (JSON, see above); required")
 	brokers := fs.String("brokers", "127.0.0.1:19092", "Kafka bootstrap servers, comma-separated; \"\" publishes nowhere (use with --print)")
-	topic := fs.String("topic", "snmp.counters.v1", "Kafka topic")
+	topic := fs.String("topic", defaultTopic, "Kafka topic")
 	once := fs.Bool("once", false, "poll every target once, deliver, print the counters and exit")
 	printLines := fs.Bool("print", false, "also write each message to stdout as a JSON line")
 	maxBuffered := fs.Int("max-buffered", 10000, "records held while Kafka is slow or down; beyond that messages are dropped and counted")

@@ -64,7 +64,7 @@ type V3 struct {
 // Link is one interface of a target, published under its own id.
 type Link struct {
 	// ID is the Kafka key and SnmpCounters.link_id, shared with the probe and
-	// the flow jobs (ARCHITECTURE.md: key = link id).
+	// the flow jobs (schemas/topics.yaml: key = link id).
 	ID string `json:"id"`
 	// Exactly one of IfIndex or IfName. IfName is matched against ifName, then
 	// ifDescr, when the poller starts and again after the agent restarts.

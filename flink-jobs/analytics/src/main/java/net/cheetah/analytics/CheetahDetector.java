@@ -2,13 +2,18 @@ package net.cheetah.analytics;
 
 import java.util.function.Consumer;
 import net.cheetah.config.CheetahConfig.Detection;
+import net.cheetah.core.flow.CheetahEvent;
+import net.cheetah.core.flow.Flow;
+import net.cheetah.core.flow.Ids;
+import net.cheetah.core.flow.StitchedFlow;
 
 /**
- * NetFlow cheetah (α flow) detection, ARCHITECTURE.md: records of one FlowKey are stitched into a
- * flow while the gap to the previous record is at most G; each record's bytes are apportioned over
- * the aligned intervals of length I it spans; a flow is a cheetah once any interval holds at least
- * H bytes. Emits START when a flow becomes a cheetah, UPDATE for every later record, END when the
- * flow ends (a record after a gap &gt; G, or event time passing end + G).
+ * NetFlow cheetah (α flow) detection (docs/ARCHITECTURE.md, "NetFlow cheetah"): records of one
+ * FlowKey are stitched into a flow while the gap to the previous record is at most G; each record's
+ * bytes are apportioned over the aligned intervals of length I it spans; a flow is a cheetah once
+ * any interval holds at least H bytes. Emits START when a flow becomes a cheetah, UPDATE for every
+ * later record, END when the flow ends (a record after a gap &gt; G, or event time passing end +
+ * G).
  *
  * <p>Records must be fed in start order per key (the streaming job sorts them by event time first).
  * A record that starts before the current flow but overlaps it within G is merged.

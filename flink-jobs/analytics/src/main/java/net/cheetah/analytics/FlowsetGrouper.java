@@ -5,11 +5,15 @@ import java.util.Collection;
 import java.util.Comparator;
 import java.util.List;
 import java.util.OptionalLong;
+import net.cheetah.core.flow.Address;
+import net.cheetah.core.flow.Flowset;
+import net.cheetah.core.flow.FlowsetMember;
+import net.cheetah.core.flow.Ids;
 
 /**
- * Parallel flowset grouping, ARCHITECTURE.md: the cheetah flows of one (src, dst), sorted by start,
- * form a new set whenever a flow starts more than τ after the previous one. Sets are cut by that
- * rule alone (never at midnight or any window edge).
+ * Parallel flowset grouping (docs/ARCHITECTURE.md, "Parallel flowset"): the cheetah flows of one
+ * (src, dst), sorted by start, form a new set whenever a flow starts more than τ after the previous
+ * one. Sets are cut by that rule alone (never at midnight or any window edge).
  *
  * <p>In a stream a set is final when every member has ended and event time has passed its last
  * start by τ plus the lateness allowed for a new member to be recognised as a cheetah. A member

@@ -4,8 +4,9 @@ import java.math.BigInteger;
 
 /**
  * Spreads a record's bytes uniformly over its span [start, end] and across the epoch-aligned
- * intervals [k·I, (k+1)·I) it overlaps ("≥ H bytes within one interval of I", ARCHITECTURE.md).
- * Integer shares are cumulative floors, so the parts always sum to the record's bytes exactly.
+ * intervals [k·I, (k+1)·I) it overlaps ("≥ H bytes within one interval of I": docs/ARCHITECTURE.md,
+ * "NetFlow cheetah"). Integer shares are cumulative floors, so the parts always sum to the record's
+ * bytes exactly.
  */
 public final class IntervalApportioner {
   private IntervalApportioner() {}

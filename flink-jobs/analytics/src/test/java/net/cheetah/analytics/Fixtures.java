@@ -1,6 +1,9 @@
 package net.cheetah.analytics;
 
 import net.cheetah.config.CheetahConfig.Detection;
+import net.cheetah.core.flow.Address;
+import net.cheetah.core.flow.Flow;
+import net.cheetah.core.flow.FlowKey;
 
 final class Fixtures {
   private Fixtures() {}

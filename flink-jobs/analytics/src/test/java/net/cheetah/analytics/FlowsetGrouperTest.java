@@ -5,6 +5,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import java.time.Instant;
 import java.util.List;
 import java.util.OptionalLong;
+import net.cheetah.core.flow.Flowset;
+import net.cheetah.core.flow.FlowsetMember;
 import org.junit.jupiter.api.Test;
 
 class FlowsetGrouperTest {

@@ -26,13 +26,14 @@ import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Consumer;
 import java.util.stream.Stream;
 import net.cheetah.config.CheetahConfig;
+import net.cheetah.core.Topics;
 import net.cheetah.jobs.CheetahJob;
 import net.cheetah.jobs.JobSettings;
 import net.cheetah.jobs.NormalizeJob;
 import net.cheetah.jobs.flink.RestartStrategy;
 import net.cheetah.runtime.EmbeddedFlink;
 import net.cheetah.runtime.EmbeddedKafka;
-import net.cheetah.runtime.Topics;
+import net.cheetah.runtime.TopicLayout;
 import org.apache.flink.api.common.JobID;
 import org.apache.flink.core.execution.CheckpointingMode;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
@@ -188,7 +189,7 @@ public final class EndToEndBenchmark {
     kafka = new EmbeddedKafka(EmbeddedKafka.Config.defaults(dir).withPorts(0, 0));
     kafka.start();
     String bootstrap = kafka.bootstrapServers();
-    new Topics(Topics.Config.embedded().withPartitions(o.partitions(), o.partitions()))
+    new TopicLayout(TopicLayout.Config.embedded().withPartitions(o.partitions(), o.partitions()))
         .createAll(kafka);
     awaitLeaders();
 
@@ -235,7 +236,7 @@ public final class EndToEndBenchmark {
     long nextReport = System.nanoTime() + 5_000_000_000L;
     double normalizedS = -1;
     try (Admin admin = kafka.newAdmin()) {
-      Map<TopicPartition, Long> goflowEnds = endOffsets(admin, Topics.FLOWS_GOFLOW2, false);
+      Map<TopicPartition, Long> goflowEnds = endOffsets(admin, Topics.GOFLOW2, false);
       while (in < o.records()) {
         if (System.nanoTime() > deadline) {
           say.accept(
@@ -344,12 +345,7 @@ public final class EndToEndBenchmark {
   /** Until every partition of the topics this benchmark writes or reads has a leader. */
   private void awaitLeaders() throws InterruptedException {
     List<String> topics =
-        List.of(
-            Topics.FLOWS_GOFLOW2,
-            Topics.FLOWS,
-            Topics.FLOWS_REJECTED,
-            Topics.CHEETAHS,
-            Topics.FLOWSETS);
+        List.of(Topics.GOFLOW2, Topics.FLOWS, Topics.REJECTED, Topics.CHEETAHS, Topics.FLOWSETS);
     long until = System.nanoTime() + 30_000_000_000L;
     try (Admin admin = kafka.newAdmin()) {
       while (true) {
@@ -395,7 +391,7 @@ public final class EndToEndBenchmark {
           m ->
               producer.send(
                   new ProducerRecord<>(
-                      Topics.FLOWS_GOFLOW2, m.exporter() % o.partitions(), m.key(), m.value()),
+                      Topics.GOFLOW2, m.exporter() % o.partitions(), m.key(), m.value()),
                   (md, e) -> {
                     if (e != null) {
                       failed.compareAndSet(null, e);

@@ -12,9 +12,9 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.Properties;
 import java.util.concurrent.Callable;
-import net.cheetah.analytics.Ids;
 import net.cheetah.config.CheetahConfig;
-import net.cheetah.jobs.Topics;
+import net.cheetah.core.Topics;
+import net.cheetah.core.flow.Ids;
 import net.cheetah.jobs.analyze.NfdumpDecoder;
 import net.cheetah.jobs.analyze.NfdumpLine;
 import net.cheetah.jobs.codec.Codec;
@@ -74,7 +74,7 @@ final class BackfillCommand implements Callable<Integer> {
     CheetahConfig cfg = config.load();
     Tools tools = Tools.fromEnvironment();
     List<Path> archives = NfdumpDecoder.archives(input);
-    String bootstrap = Stack.bootstrap(cfg);
+    String bootstrap = Broker.bootstrap(cfg);
     Path progressFile =
         state != null
             ? state

@@ -8,15 +8,15 @@ import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
 import net.cheetah.runtime.EmbeddedKafka;
 import net.cheetah.runtime.FreePorts;
-import net.cheetah.runtime.Topics;
+import net.cheetah.runtime.TopicLayout;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 
 /**
- * A real Kafka broker (in-JVM KRaft) with every topic of ARCHITECTURE.md, for the components that
- * are not Java (the probe, the SNMP poller, Python tools) and their tests. Prints one JSON line
- * when ready and runs until its stdin closes or it gets SIGTERM, so a test that started it stops it
- * by closing the pipe or by PID.
+ * A real Kafka broker (in-JVM KRaft) with every topic of schemas/topics.yaml, for the components
+ * that are not Java (the probe, the SNMP poller, Python tools) and their tests. Prints one JSON
+ * line when ready and runs until its stdin closes or it gets SIGTERM, so a test that started it
+ * stops it by closing the pipe or by PID.
  */
 @Command(
     name = "broker",
@@ -72,7 +72,8 @@ final class BrokerCommand implements Callable<Integer> {
     Runtime.getRuntime().addShutdownHook(hook);
     try (kafka) {
       kafka.start();
-      new Topics(Topics.Config.embedded().withPartitions(partitions, partitions)).createAll(kafka);
+      new TopicLayout(TopicLayout.Config.embedded().withPartitions(partitions, partitions))
+          .createAll(kafka);
       PrintStream out = System.out;
       out.println("{\"event\":\"ready\",\"bootstrap\":\"" + kafka.bootstrapServers() + "\"}");
       out.flush();

@@ -102,7 +102,7 @@ final class DemoCommand implements Callable<Integer> {
       // The probe's link traffic lies inside the NetFlow workload's span, so every NOC chart
       // shows one time range.
       Path probeSummary =
-          new DemoProbe(tools, DemoCommand::say)
+          new DemoProbe(tools, cfg.linkStats(), DemoCommand::say)
               .run(data.resolve("probe"), stack.bootstrap(), seed, timeBase / 1000 + 1800);
       Path probeTruth = data.resolve("probe").resolve("truth.json");
       Path truth = data.resolve("truth");

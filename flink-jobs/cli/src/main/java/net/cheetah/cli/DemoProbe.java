@@ -7,6 +7,7 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.function.Consumer;
+import net.cheetah.config.CheetahConfig;
 
 /**
  * The demo's packet side: a generated backbone trace of a few minutes (the study's link, C = 1 Gb/s
@@ -41,10 +42,15 @@ final class DemoProbe {
           "thresholds.table-seconds", "5");
 
   private final Tools tools;
+  private final CheetahConfig.LinkStats linkStats;
   private final Consumer<String> say;
 
-  DemoProbe(Tools tools, Consumer<String> say) {
+  /**
+   * @param linkStats the link-statistics job's settings: the probe's bins are its T1
+   */
+  DemoProbe(Tools tools, CheetahConfig.LinkStats linkStats, Consumer<String> say) {
     this.tools = tools;
+    this.linkStats = linkStats;
     this.say = say;
   }
 
@@ -98,6 +104,9 @@ final class DemoProbe {
           LINK,
           "--probe-id",
           PROBE,
+          // The link-stats job reads probe.bins.v1 as bins of T1 (link-stats.t1-ms).
+          "--bin-ms",
+          Long.toString(linkStats.t1Ms()),
           "--rate-threshold",
           Double.toString(RATE_THRESHOLD_BPS),
           // The replay takes about a second: a snapshot every 100 ms draws its counters.

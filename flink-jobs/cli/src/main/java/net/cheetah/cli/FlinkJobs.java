@@ -5,6 +5,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.TreeMap;
@@ -12,6 +13,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.function.Consumer;
 import net.cheetah.config.CheetahConfig;
 import net.cheetah.jobs.flink.RestartStrategy;
+import net.cheetah.runtime.Component;
 import net.cheetah.runtime.EmbeddedFlink;
 import net.cheetah.runtime.JobWatch;
 import org.apache.flink.api.common.JobID;
@@ -26,8 +28,12 @@ import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
  * a job that ends by itself (FAILED once its attempts are used up) is reported loudly and completes
  * {@link #failure()}, so that nothing waits on a dead pipeline.
  */
-final class FlinkJobs implements AutoCloseable {
+final class FlinkJobs implements Component {
+  /** A job {@link #start} submits: its name and what builds it on a fresh environment. */
+  record Job(String name, Consumer<StreamExecutionEnvironment> build) {}
+
   private final CheetahConfig cfg;
+  private final List<Job> pipeline;
   private final Path data;
   private final boolean freePorts;
   private final Consumer<String> say;
@@ -41,14 +47,34 @@ final class FlinkJobs implements AutoCloseable {
    * @param freePorts a free REST port instead of flink.rest-port
    */
   FlinkJobs(CheetahConfig cfg, Path data, boolean freePorts, Consumer<String> say) {
+    this(cfg, data, freePorts, say, List.of());
+  }
+
+  /**
+   * @param pipeline the jobs {@link #start} submits, in pipeline order (each after the ones it
+   *     reads from), built when submitted
+   */
+  FlinkJobs(
+      CheetahConfig cfg, Path data, boolean freePorts, Consumer<String> say, List<Job> pipeline) {
     this.cfg = cfg;
+    this.pipeline = List.copyOf(pipeline);
     this.data = data.toAbsolutePath();
     this.freePorts = freePorts;
     this.say = say;
   }
 
-  /** Starts the MiniCluster (with the restart strategy for every job) and the watch. */
-  void start() {
+  /**
+   * Starts the MiniCluster (with the restart strategy for every job) and the watch, then submits
+   * the pipeline's jobs and waits until they run.
+   */
+  @Override
+  public void start() throws IOException {
+    if (!pipeline.isEmpty()) {
+      say.accept(
+          "starting the Flink MiniCluster and the jobs ("
+              + String.join("; ", pipeline.stream().map(Job::name).toList())
+              + ")");
+    }
     EmbeddedFlink.Config fc =
         EmbeddedFlink.Config.defaults(data)
             .withTaskSlots(cfg.flink().slots())
@@ -58,6 +84,19 @@ final class FlinkJobs implements AutoCloseable {
     flink.start();
     watch = new JobWatch(flink, Duration.ofSeconds(1), new Reporter());
     watch.start();
+    for (Job job : pipeline) {
+      submit(job.name(), job.build());
+    }
+    if (!pipeline.isEmpty()) {
+      awaitRunning(Duration.ofSeconds(60));
+      say.accept("Flink jobs running; dashboard " + flink.restUrl());
+    }
+  }
+
+  /** The cluster is up and no job has ended by itself. */
+  @Override
+  public boolean running() {
+    return flink != null && flink.isRunning() && !failure.isDone();
   }
 
   String restUrl() {
@@ -160,7 +199,7 @@ final class FlinkJobs implements AutoCloseable {
 
   /** Stops the watch, then the cluster (running jobs end without a savepoint). */
   @Override
-  public void close() {
+  public void stop() {
     if (watch != null) {
       watch.close();
       watch = null;
@@ -169,6 +208,11 @@ final class FlinkJobs implements AutoCloseable {
       flink.close();
       flink = null;
     }
+  }
+
+  @Override
+  public void close() {
+    stop();
   }
 
   private synchronized Map<String, JobID> ids() {

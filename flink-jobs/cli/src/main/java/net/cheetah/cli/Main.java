@@ -17,7 +17,7 @@ import picocli.CommandLine.Command;
       SqlCommand.class,
       ConfigCommand.class,
       BrokerCommand.class,
-      net.cheetah.simulator.SimulateCommand.class
+      net.cheetah.cli.simulate.SimulateCommand.class
     })
 public final class Main {
   private Main() {}

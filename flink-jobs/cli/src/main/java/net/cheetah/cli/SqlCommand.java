@@ -41,7 +41,7 @@ final class SqlCommand implements Callable<Integer> {
     if (reachable(url)) {
       cmd.addAll(List.of("--url", url));
     } else {
-      cmd.addAll(List.of("--data", Stack.warehouseDir(cfg).toString()));
+      cmd.addAll(List.of("--data", Warehouse.dir(cfg.dataDir()).toString()));
     }
     cmd.addAll(List.of("--format", format, query));
     ProcessBuilder pb = new ProcessBuilder(cmd).inheritIO();

@@ -12,7 +12,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Properties;
-import net.cheetah.runtime.Topics;
+import net.cheetah.core.Topics;
 import net.cheetah.schemas.v1.CheetahEvent;
 import net.cheetah.schemas.v1.DetectionSource;
 import net.cheetah.schemas.v1.FlowRecord;

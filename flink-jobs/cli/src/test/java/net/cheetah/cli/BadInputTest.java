@@ -16,7 +16,7 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.Properties;
 import java.util.Random;
-import net.cheetah.runtime.Topics;
+import net.cheetah.core.Topics;
 import net.cheetah.runtime.Wait;
 import net.cheetah.schemas.goflow2.FlowMessage;
 import org.apache.kafka.clients.producer.KafkaProducer;
@@ -29,11 +29,11 @@ import org.junit.jupiter.api.io.CleanupMode;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * Nothing is dropped silently and nothing crashes (ARCHITECTURE.md, flows.rejected.v1): datagrams
- * goflow2 cannot decode, NetFlow records that cannot be real flows, and garbage on the collector's
- * Kafka topic each become exactly one row of the warehouse's {@code rejected} table, with the
- * stage, the reason code and the refused bytes; afterwards the jobs still run, the collector is
- * alive, and a valid flow is stored.
+ * Nothing is dropped silently and nothing crashes (flows.rejected.v1; docs/ARCHITECTURE.md, "Data
+ * flow"): datagrams goflow2 cannot decode, NetFlow records that cannot be real flows, and garbage
+ * on the collector's Kafka topic each become exactly one row of the warehouse's {@code rejected}
+ * table, with the stage, the reason code and the refused bytes; afterwards the jobs still run, the
+ * collector is alive, and a valid flow is stored.
  */
 @Tag("integration")
 class BadInputTest {
@@ -93,7 +93,7 @@ class BadInputTest {
       p.put(ProducerConfig.ACKS_CONFIG, "all");
       try (KafkaProducer<byte[], byte[]> producer =
           new KafkaProducer<>(p, new ByteArraySerializer(), new ByteArraySerializer())) {
-        producer.send(new ProducerRecord<>(Topics.FLOWS_GOFLOW2, garbage)).get();
+        producer.send(new ProducerRecord<>(Topics.GOFLOW2, garbage)).get();
       }
       // Then a valid flow, from the same exporter socket.
       byte[] good = v5(unixSecs, uptime, 1, List.of(valid));
@@ -122,10 +122,10 @@ class BadInputTest {
           .as("normalize rejections")
           .extracting(Row::reason, Row::topic)
           .containsExactlyInAnyOrder(
-              org.assertj.core.groups.Tuple.tuple("impossible_counts", Topics.FLOWS_GOFLOW2),
-              org.assertj.core.groups.Tuple.tuple("impossible_counts", Topics.FLOWS_GOFLOW2),
-              org.assertj.core.groups.Tuple.tuple("inverted_times", Topics.FLOWS_GOFLOW2),
-              org.assertj.core.groups.Tuple.tuple("malformed_message", Topics.FLOWS_GOFLOW2));
+              org.assertj.core.groups.Tuple.tuple("impossible_counts", Topics.GOFLOW2),
+              org.assertj.core.groups.Tuple.tuple("impossible_counts", Topics.GOFLOW2),
+              org.assertj.core.groups.Tuple.tuple("inverted_times", Topics.GOFLOW2),
+              org.assertj.core.groups.Tuple.tuple("malformed_message", Topics.GOFLOW2));
       Row kafka =
           normalize.stream().filter(r -> r.reason().equals("malformed_message")).findFirst().get();
       assertThat(kafka.payloadHex())

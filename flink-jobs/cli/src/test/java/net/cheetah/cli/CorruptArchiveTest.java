@@ -18,8 +18,8 @@ import java.util.Optional;
 import java.util.Properties;
 import java.util.Random;
 import java.util.stream.Stream;
+import net.cheetah.core.Topics;
 import net.cheetah.runtime.ChildProcess;
-import net.cheetah.runtime.Topics;
 import net.cheetah.runtime.Wait;
 import net.cheetah.schemas.v1.FlowRecord;
 import net.cheetah.schemas.v1.RejectedRecord;
@@ -202,7 +202,7 @@ class CorruptArchiveTest {
     c.put(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed");
     try (KafkaConsumer<byte[], byte[]> consumer =
         new KafkaConsumer<>(c, new ByteArrayDeserializer(), new ByteArrayDeserializer())) {
-      consumer.subscribe(List.of(Topics.FLOWS, Topics.FLOWS_REJECTED));
+      consumer.subscribe(List.of(Topics.FLOWS, Topics.REJECTED));
       java.util.function.Consumer<org.apache.kafka.clients.consumer.ConsumerRecord<byte[], byte[]>>
           take =
               r -> {

@@ -306,7 +306,7 @@ final class EndToEnd {
     StringBuilder out = new StringBuilder();
     try (Admin admin = Admin.create(p)) {
       for (var g : admin.listConsumerGroups().all().get()) {
-        if (!g.groupId().startsWith(Stack.WAREHOUSE_GROUP_PREFIX)) {
+        if (!g.groupId().startsWith(Warehouse.GROUP_PREFIX)) {
           continue;
         }
         Map<TopicPartition, OffsetAndMetadata> committed =

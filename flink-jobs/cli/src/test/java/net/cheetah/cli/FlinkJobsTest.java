@@ -170,7 +170,7 @@ class FlinkJobsTest {
     }
   }
 
-  private FlinkJobs started() {
+  private FlinkJobs started() throws java.io.IOException {
     FlinkJobs jobs =
         new FlinkJobs(
             EndToEnd.config(RESTARTS),

@@ -22,12 +22,12 @@ import java.util.Properties;
 import java.util.TreeMap;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
+import net.cheetah.core.Topics;
 import net.cheetah.jobs.CheetahJob;
 import net.cheetah.jobs.LinkStatsJob;
 import net.cheetah.jobs.NormalizeJob;
 import net.cheetah.jobs.RedirectJob;
 import net.cheetah.jobs.ThresholdJob;
-import net.cheetah.runtime.Topics;
 import net.cheetah.runtime.Wait;
 import net.cheetah.schemas.goflow2.FlowMessage;
 import net.cheetah.schemas.v1.CheetahEvent;
@@ -51,7 +51,7 @@ import org.junit.jupiter.api.io.CleanupMode;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * Garbage on every topic a Flink job reads (ARCHITECTURE.md, flows.rejected.v1: "every decoder";
+ * Garbage on every topic a Flink job reads (flows.rejected.v1, written by every job that decodes:
  * nothing is dropped silently): undecodable bytes, empty values, tombstones and valid protobuf with
  * nonsense fields, all with null keys, each become one rejected row per job that reads the topic
  * (stage = that job's, reason = the check's code, payload = the bytes sent, source topic); no job
@@ -117,17 +117,17 @@ class JobInputGarbageTest {
     String redirects = net.cheetah.jobs.redirects.Sightings.STAGE;
 
     // flows.goflow2.v1 (normalize): length-delimited goflow2 messages.
-    unreadable(Topics.FLOWS_GOFLOW2, "malformed_message", normalize);
+    unreadable(Topics.GOFLOW2, "malformed_message", normalize);
     // normalize keeps a refused message without its length prefix.
     FlowMessage inverted = goflow(7200).setTimeFlowEndNs((now - 20_000) * 1_000_000L).build();
     garbage.add(
         new Sent(
-            Topics.FLOWS_GOFLOW2,
+            Topics.GOFLOW2,
             delimited(inverted),
             List.of(
                 new Row(
                     normalize,
-                    Topics.FLOWS_GOFLOW2,
+                    Topics.GOFLOW2,
                     "inverted_times",
                     HEX.formatHex(inverted.toByteArray())))));
     byte[] goodGoflow = delimited(goflow(7100).build());
@@ -298,7 +298,7 @@ class JobInputGarbageTest {
         // Good records before, between and after the garbage, with and without keys.
         int i = 0;
         send(producer, record(Topics.SNMP_COUNTERS, "good-link", goodPoll));
-        send(producer, record(Topics.FLOWS_GOFLOW2, null, goodGoflow));
+        send(producer, record(Topics.GOFLOW2, null, goodGoflow));
         send(producer, record(Topics.LINKS_STATS, null, goodStats));
         for (Sent s : garbage) {
           send(producer, new ProducerRecord<>(s.topic(), null, s.value()));
@@ -328,7 +328,7 @@ class JobInputGarbageTest {
           .as("rejected rows of the jobs' readers: stage, source topic, reason, payload")
           .containsExactlyInAnyOrderElementsOf(expected);
       // Every job read past every record sent to it, the garbage and the good after it.
-      awaitConsumed(stack.bootstrap(), NormalizeJob.NAME, List.of(Topics.FLOWS_GOFLOW2));
+      awaitConsumed(stack.bootstrap(), NormalizeJob.NAME, List.of(Topics.GOFLOW2));
       awaitConsumed(stack.bootstrap(), CheetahJob.NAME, List.of(Topics.FLOWS));
       awaitConsumed(
           stack.bootstrap(),

@@ -2,9 +2,10 @@ package net.cheetah.jobs;
 
 import java.nio.charset.StandardCharsets;
 import java.util.Optional;
-import net.cheetah.analytics.CheetahEvent;
-import net.cheetah.analytics.Flow;
-import net.cheetah.analytics.Flowset;
+import net.cheetah.core.Topics;
+import net.cheetah.core.flow.CheetahEvent;
+import net.cheetah.core.flow.Flow;
+import net.cheetah.core.flow.Flowset;
 import net.cheetah.jobs.cheetah.CheetahPipeline;
 import net.cheetah.jobs.codec.Codec;
 import net.cheetah.jobs.codec.Decoders;

@@ -4,6 +4,7 @@ import java.nio.charset.StandardCharsets;
 import java.util.Optional;
 import net.cheetah.analytics.links.LinkWindow;
 import net.cheetah.config.CheetahConfig;
+import net.cheetah.core.Topics;
 import net.cheetah.jobs.flink.KafkaIO;
 import net.cheetah.jobs.flink.KeyedBytes;
 import net.cheetah.jobs.links.LinkInput;
@@ -15,8 +16,8 @@ import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 
 /**
  * probe.bins.v1 + cheetahs.v1 + snmp.counters.v1 → links.stats.v1: background rate, burstiness and
- * utilisation per link, per T2 window and on a sliding basis (ARCHITECTURE.md, "burstiness"); what
- * its readers refuse goes to flows.rejected.v1 (LinkInputs).
+ * utilisation per link, per T2 window and on a sliding basis (docs/ARCHITECTURE.md, "Burstiness");
+ * what its readers refuse goes to flows.rejected.v1 (LinkInputs).
  */
 public final class LinkStatsJob {
   public static final String NAME = "cheetah-link-stats";

@@ -1,5 +1,6 @@
 package net.cheetah.jobs;
 
+import net.cheetah.core.Topics;
 import net.cheetah.jobs.codec.Codec;
 import net.cheetah.jobs.flink.KafkaIO;
 import net.cheetah.jobs.flink.KafkaRecord;

@@ -3,6 +3,7 @@ package net.cheetah.jobs;
 import java.util.Optional;
 import java.util.concurrent.TimeUnit;
 import net.cheetah.config.CheetahConfig;
+import net.cheetah.core.Topics;
 import net.cheetah.jobs.flink.KafkaIO;
 import net.cheetah.jobs.flink.KeyedBytes;
 import net.cheetah.jobs.thresholds.BuiltTable;

@@ -528,7 +528,8 @@ public final class EmbeddedFlink implements AutoCloseable {
 
   private Configuration clusterConfiguration() {
     Configuration c = new Configuration();
-    // Everything on loopback (ENVIRONMENT-NOTES.md: a MiniCluster binds all interfaces otherwise).
+    // Everything on loopback: a MiniCluster binds all interfaces otherwise
+    // (docs/ENVIRONMENT.md, "Flink MiniCluster").
     c.set(JobManagerOptions.ADDRESS, FreePorts.LOOPBACK);
     c.set(JobManagerOptions.BIND_HOST, FreePorts.LOOPBACK);
     c.set(TaskManagerOptions.HOST, FreePorts.LOOPBACK);

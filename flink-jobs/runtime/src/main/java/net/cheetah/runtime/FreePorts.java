@@ -8,7 +8,7 @@ import java.net.ServerSocket;
 
 /**
  * Loopback ports for the embedded services. Everything in embedded mode listens on 127.0.0.1 only
- * (ARCHITECTURE.md, "Runtime modes").
+ * (docs/ARCHITECTURE.md, "Runtime modes").
  */
 public final class FreePorts {
 

@@ -8,6 +8,7 @@ import java.net.ServerSocket;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
+import net.cheetah.core.Topics;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.Config;
 import org.apache.kafka.clients.admin.TopicDescription;
@@ -49,7 +50,7 @@ class EmbeddedKafkaTest {
           .extracting(ListeningSockets.Listener::address)
           .containsExactlyInAnyOrder("127.0.0.1", "127.0.0.1");
 
-      Topics topics = new Topics(Topics.Config.embedded());
+      TopicLayout topics = new TopicLayout(TopicLayout.Config.embedded());
       assertThat(topics.createAll(kafka)).containsExactlyInAnyOrderElementsOf(Topics.ALL);
       assertThat(topics.createAll(kafka)).as("second creation").isEmpty();
       assertThat(kafka.createTopic(TopicSpec.of(TOPIC, 1))).isTrue();
@@ -83,7 +84,7 @@ class EmbeddedKafkaTest {
       assertThat(again.clusterId()).isEqualTo(clusterId);
       assertThat(KafkaRecords.readCommitted(again.bootstrapServers(), TOPIC))
           .containsExactly("a", "b", "c", "d");
-      assertThat(new Topics(Topics.Config.embedded()).createAll(again)).isEmpty();
+      assertThat(new TopicLayout(TopicLayout.Config.embedded()).createAll(again)).isEmpty();
     }
   }
 

@@ -16,8 +16,8 @@ import org.junit.jupiter.api.Test;
 /**
  * Wire compatibility of cheetah.v1 against schemas/compat/cheetah.v1.lock: a field or enum value
  * once published keeps its number and type forever (a breaking change makes a new topic version,
- * ARCHITECTURE.md). Additions are fine; record them in the lock with {@code ./mvnw -pl
- * flink-jobs/schemas test -Dcheetah.schemas.updateLock=true}.
+ * docs/ARCHITECTURE.md, "Versioning"). Additions are fine; record them in the lock with {@code
+ * ./mvnw -pl flink-jobs/schemas test -Dcheetah.schemas.updateLock=true}.
  */
 class SchemaCompatibilityTest {
   private static final String LOCK = "cheetah.v1.lock";

@@ -23,7 +23,7 @@ import net.cheetah.schemas.v1.Transfer;
 final class SchemaRules {
   private SchemaRules() {}
 
-  /** Every topic of ARCHITECTURE.md and the message it carries. */
+  /** Every topic of schemas/topics.yaml and the message it carries. */
   static final Map<String, String> TOPICS =
       Map.ofEntries(
           Map.entry("flows.v1", "FlowRecord"),

@@ -1,6 +1,6 @@
 package net.cheetah.simulator;
 
-/** Burstiness as ARCHITECTURE.md defines it: the CoV of background bytes per T1 bin. */
+/** Burstiness (docs/ARCHITECTURE.md, "Burstiness"): the CoV of background bytes per T1 bin. */
 public final class Burstiness {
   private Burstiness() {}
 

@@ -3,7 +3,7 @@ package net.cheetah.simulator;
 import java.util.SplittableRandom;
 
 /**
- * One seeded, packet-level, event-driven run of the two-queue port (ARCHITECTURE.md, "rate
+ * One seeded, packet-level, event-driven run of the two-queue port (docs/ARCHITECTURE.md, "Rate
  * threshold R"). The port serves the primary queue first and the scavenger queue only when the
  * primary is empty (strict priority, non-preemptive). Background enters the primary queue; the
  * cheetah enters the primary queue, or the scavenger queue when redirected.

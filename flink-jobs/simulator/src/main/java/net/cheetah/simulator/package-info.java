@@ -1,2 +1,4 @@
-/** The two-queue port simulator of the threshold study (ARCHITECTURE.md, "rate threshold R"). */
+/**
+ * The two-queue port simulator of the threshold study (docs/ARCHITECTURE.md, "Rate threshold R").
+ */
 package net.cheetah.simulator;

@@ -1,8 +1,8 @@
 package net.cheetah.analytics.links;
 
 /**
- * Statistics of one link over one window of T1 bins (ARCHITECTURE.md, "burstiness"): background =
- * link bytes minus redirected cheetah bytes, per bin.
+ * Statistics of one link over one window of T1 bins (docs/ARCHITECTURE.md, "Burstiness"):
+ * background = link bytes minus cheetah bytes, per bin ({@link BinRing}).
  *
  * @param startMs window start (inclusive)
  * @param endMs window end (exclusive)

@@ -4,10 +4,15 @@ import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
 import java.util.Optional;
+import net.cheetah.core.redirect.CheetahSighting;
+import net.cheetah.core.redirect.CommandIds;
+import net.cheetah.core.redirect.Decision;
+import net.cheetah.core.redirect.RedirectSettings;
+import net.cheetah.core.redirect.Rule;
 
 /**
- * Per-flow isolation for one device (ARCHITECTURE.md, "Redirect commands"): a cheetah start on a
- * monitored link adds a rule moving its 5-tuple to the scavenger class; its end or the rule's
+ * Per-flow isolation for one device (docs/ARCHITECTURE.md, "Redirect commands"): a cheetah start on
+ * a monitored link adds a rule moving its 5-tuple to the scavenger class; its end or the rule's
  * expiry removes it. {@link Guardrails} are checked before a rule is added. Duplicate and
  * out-of-order events (END before START, a START repeated) change nothing.
  */

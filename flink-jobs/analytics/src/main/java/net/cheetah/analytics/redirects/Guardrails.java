@@ -1,10 +1,13 @@
 package net.cheetah.analytics.redirects;
 
 import java.util.Optional;
+import net.cheetah.core.redirect.Prefix;
+import net.cheetah.core.redirect.RedirectSettings;
+import net.cheetah.core.redirect.Rule;
 
 /**
- * The checks a new rule passes before it is signed (ARCHITECTURE.md, "Redirect commands"), in this
- * order: protected prefixes, K active rules per device, the new-rule rate. Shared by per-flow
+ * The checks a new rule passes before it is signed (docs/ARCHITECTURE.md, "Redirect commands"), in
+ * this order: protected prefixes, K active rules per device, the new-rule rate. Shared by per-flow
  * isolation and prefix filters, so both count against the same K and the same token bucket.
  */
 final class Guardrails {

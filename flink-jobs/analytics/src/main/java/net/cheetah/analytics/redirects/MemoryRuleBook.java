@@ -6,6 +6,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.OptionalLong;
+import net.cheetah.core.redirect.Rule;
 
 /** A {@link RuleBook} in plain maps. */
 public final class MemoryRuleBook implements RuleBook {

@@ -6,12 +6,18 @@ import java.util.Comparator;
 import java.util.List;
 import java.util.Locale;
 import java.util.Optional;
+import net.cheetah.core.redirect.CheetahSighting;
+import net.cheetah.core.redirect.CommandIds;
+import net.cheetah.core.redirect.Decision;
+import net.cheetah.core.redirect.Prefix;
+import net.cheetah.core.redirect.RedirectSettings;
+import net.cheetah.core.redirect.Rule;
 
 /**
- * Prefix filters for one device (ARCHITECTURE.md, "Prefix filters"): an α flow (a NetFlow cheetah)
- * exported by the device's ingress router installs a filter on its (source, destination) prefix
- * pair, IPv4 /24 (IPv6 /48) or host pairs, for the transfers that follow; the filter ages out once
- * no α flow of the pair arrived for the configured age (30 days).
+ * Prefix filters for one device (docs/ARCHITECTURE.md, "Prefix filters"): an α flow (a NetFlow
+ * cheetah) exported by the device's ingress router installs a filter on its (source, destination)
+ * prefix pair, IPv4 /24 (IPv6 /48) or host pairs, for the transfers that follow; the filter ages
+ * out once no α flow of the pair arrived for the configured age (30 days).
  *
  * <p>Time is the α flows' event time (capped at the processing clock), so a filter's life is a
  * function of the events and a replay after a restart yields the same command ids. A filter
@@ -23,8 +29,8 @@ import java.util.Optional;
  * old generation after adding the new one would take both away.
  */
 public final class PrefixFilters {
-  /** Every filter's cause starts so; flow ids (hex hashes) never do. */
-  public static final String CAUSE = "prefix ";
+  /** Every filter's cause starts so ({@link Rule#PREFIX_FILTER_CAUSE}). */
+  public static final String CAUSE = Rule.PREFIX_FILTER_CAUSE;
 
   /** Renewals go out this long before expiry at most (half the age when the age is shorter). */
   static final long MAX_RENEW_WINDOW_MS = 3_600_000;

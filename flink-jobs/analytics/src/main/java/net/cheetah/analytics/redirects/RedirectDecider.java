@@ -2,6 +2,10 @@ package net.cheetah.analytics.redirects;
 
 import java.util.ArrayList;
 import java.util.List;
+import net.cheetah.core.redirect.CheetahSighting;
+import net.cheetah.core.redirect.Decision;
+import net.cheetah.core.redirect.RedirectSettings;
+import net.cheetah.core.redirect.Rule;
 
 /**
  * Every decision for one device's rule book: per-flow isolation and prefix filters, which share the

@@ -3,6 +3,7 @@ package net.cheetah.analytics.redirects;
 import java.util.List;
 import java.util.Optional;
 import java.util.OptionalLong;
+import net.cheetah.core.redirect.Rule;
 
 /**
  * One device's desired rules and bookkeeping, as {@link FlowIsolation} and {@link PrefixFilters}

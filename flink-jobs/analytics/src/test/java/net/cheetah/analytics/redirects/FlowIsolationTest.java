@@ -6,8 +6,14 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
-import net.cheetah.analytics.Address;
-import net.cheetah.analytics.redirects.CheetahSighting.Kind;
+import net.cheetah.core.flow.Address;
+import net.cheetah.core.redirect.CheetahSighting;
+import net.cheetah.core.redirect.CheetahSighting.Kind;
+import net.cheetah.core.redirect.CommandIds;
+import net.cheetah.core.redirect.Decision;
+import net.cheetah.core.redirect.Prefix;
+import net.cheetah.core.redirect.RedirectSettings;
+import net.cheetah.core.redirect.Rule;
 import org.junit.jupiter.api.Test;
 
 class FlowIsolationTest {

@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import java.util.Map;
 import java.util.Optional;
 import net.cheetah.config.CheetahConfig;
+import net.cheetah.core.redirect.RedirectSettings;
 import org.junit.jupiter.api.Test;
 
 /** redirects.prefix-filter-* keys: off by default, 30 days, and errors that name the key. */
@@ -25,8 +26,8 @@ class PrefixFilterConfigTest {
   void lengthsMapToIpv6Lengths() {
     RedirectSettings s24 = load(Map.of("redirects.prefix-filter-length", "24"));
     RedirectSettings s32 = load(Map.of("redirects.prefix-filter-length", "32"));
-    net.cheetah.analytics.Address v4 = net.cheetah.analytics.Address.parse("198.18.1.10");
-    net.cheetah.analytics.Address v6 = net.cheetah.analytics.Address.parse("2001:db8::1");
+    net.cheetah.core.flow.Address v4 = net.cheetah.core.flow.Address.parse("198.18.1.10");
+    net.cheetah.core.flow.Address v6 = net.cheetah.core.flow.Address.parse("2001:db8::1");
     assertThat(new int[] {s24.filterLengthFor(v4), s24.filterLengthFor(v6)})
         .containsExactly(120, 48);
     assertThat(new int[] {s32.filterLengthFor(v4), s32.filterLengthFor(v6)})

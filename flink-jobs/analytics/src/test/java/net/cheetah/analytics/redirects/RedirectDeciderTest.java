@@ -5,8 +5,11 @@ import static org.assertj.core.api.Assertions.assertThat;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
-import net.cheetah.analytics.Address;
-import net.cheetah.analytics.redirects.CheetahSighting.Kind;
+import net.cheetah.core.flow.Address;
+import net.cheetah.core.redirect.CheetahSighting;
+import net.cheetah.core.redirect.CheetahSighting.Kind;
+import net.cheetah.core.redirect.Decision;
+import net.cheetah.core.redirect.RedirectSettings;
 import org.junit.jupiter.api.Test;
 
 /** Per-flow isolation and prefix filters on one device share its K and its rate limit. */

@@ -7,8 +7,8 @@ import java.nio.file.Path;
 import java.util.Comparator;
 import java.util.List;
 import java.util.Locale;
-import net.cheetah.analytics.CheetahEvent;
-import net.cheetah.analytics.Flowset;
+import net.cheetah.core.flow.CheetahEvent;
+import net.cheetah.core.flow.Flowset;
 
 /** The CSV files of `cheetah analyze` (epoch ms, bytes, bits/s), sorted for stable diffs. */
 public final class AnalyzeCsv {

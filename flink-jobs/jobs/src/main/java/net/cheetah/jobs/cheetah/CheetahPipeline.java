@@ -1,10 +1,10 @@
 package net.cheetah.jobs.cheetah;
 
-import net.cheetah.analytics.CheetahEvent;
-import net.cheetah.analytics.Flow;
-import net.cheetah.analytics.FlowKey;
-import net.cheetah.analytics.Flowset;
 import net.cheetah.config.CheetahConfig.Detection;
+import net.cheetah.core.flow.CheetahEvent;
+import net.cheetah.core.flow.Flow;
+import net.cheetah.core.flow.FlowKey;
+import net.cheetah.core.flow.Flowset;
 import net.cheetah.jobs.flink.IdleAdvancingWatermarks;
 import net.cheetah.jobs.flowset.FlowsetFunction;
 import net.cheetah.jobs.flowset.PairKey;

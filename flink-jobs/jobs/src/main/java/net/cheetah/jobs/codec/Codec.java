@@ -1,11 +1,11 @@
 package net.cheetah.jobs.codec;
 
 import com.google.protobuf.ByteString;
-import net.cheetah.analytics.Address;
-import net.cheetah.analytics.CheetahEvent;
-import net.cheetah.analytics.Flow;
-import net.cheetah.analytics.FlowKey;
-import net.cheetah.analytics.Flowset;
+import net.cheetah.core.flow.Address;
+import net.cheetah.core.flow.CheetahEvent;
+import net.cheetah.core.flow.Flow;
+import net.cheetah.core.flow.FlowKey;
+import net.cheetah.core.flow.Flowset;
 import net.cheetah.schemas.v1.CheetahEventType;
 import net.cheetah.schemas.v1.DetectionSource;
 import net.cheetah.schemas.v1.FlowRecord;

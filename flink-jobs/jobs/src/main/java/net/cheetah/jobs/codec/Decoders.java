@@ -3,7 +3,7 @@ package net.cheetah.jobs.codec;
 import com.google.protobuf.ByteString;
 import com.google.protobuf.InvalidProtocolBufferException;
 import java.util.Optional;
-import net.cheetah.analytics.Flow;
+import net.cheetah.core.flow.Flow;
 import net.cheetah.jobs.flink.KeyedBytes;
 import net.cheetah.schemas.v1.FlowRecord;
 import net.cheetah.schemas.v1.RejectedRecord;
@@ -24,7 +24,7 @@ import org.slf4j.LoggerFactory;
  * ({@code Left}: a flows.rejected.v1 record with the stage, a reason code, the record's bytes and
  * where it was read; counted as {@code recordsRejected} and logged). Nothing a producer writes can
  * stop the job: undecodable bytes, empty values, tombstones and values no check foresaw are all
- * rejected (ARCHITECTURE.md: flows.rejected.v1, "every decoder").
+ * rejected (flows.rejected.v1; docs/ARCHITECTURE.md, "Data flow").
  */
 public final class Decoders {
   private static final Logger LOG = LoggerFactory.getLogger(Decoders.class);

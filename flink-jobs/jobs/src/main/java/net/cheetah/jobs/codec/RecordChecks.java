@@ -1,7 +1,7 @@
 package net.cheetah.jobs.codec;
 
 import com.google.protobuf.ByteString;
-import net.cheetah.analytics.Flow;
+import net.cheetah.core.flow.Flow;
 import net.cheetah.jobs.codec.Decoders.Refused;
 import net.cheetah.schemas.v1.CheetahEvent;
 import net.cheetah.schemas.v1.FlowRecord;

@@ -138,7 +138,7 @@ public final class KafkaIO {
 
   /** The sink of a job's rejections: flows.rejected.v1, exactly once. */
   public static KafkaSink<KeyedBytes> rejectedSink(String bootstrap, String jobName) {
-    return exactlyOnceSink(bootstrap, net.cheetah.jobs.Topics.REJECTED, jobName + "-rejected");
+    return exactlyOnceSink(bootstrap, net.cheetah.core.Topics.REJECTED, jobName + "-rejected");
   }
 
   /** Transactional sink: records become visible when the checkpoint that covers them completes. */

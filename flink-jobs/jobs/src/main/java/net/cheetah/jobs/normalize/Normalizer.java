@@ -11,9 +11,10 @@ import net.cheetah.schemas.v1.FlowSource;
 import net.cheetah.schemas.v1.RejectedRecord;
 
 /**
- * goflow2 FlowMessage → canonical flows.v1 record (ARCHITECTURE.md): counts scaled by the sampling
- * rate (the rate kept), times in epoch ms, exporter identity as a 16-byte address. Anything that
- * cannot be a real flow is refused with a stable reason code and kept as a RejectedRecord.
+ * goflow2 FlowMessage → canonical flows.v1 record (docs/ARCHITECTURE.md, "Data flow"): counts
+ * scaled by the sampling rate (the rate kept), times in epoch ms, exporter identity as a 16-byte
+ * address. Anything that cannot be a real flow is refused with a stable reason code and kept as a
+ * RejectedRecord.
  */
 public final class Normalizer {
   /** Smallest IPv4/IPv6 header: fewer bytes per packet than this cannot be real traffic. */

@@ -1,8 +1,8 @@
 package net.cheetah.jobs.redirects;
 
-import net.cheetah.analytics.redirects.Decision;
-import net.cheetah.analytics.redirects.RedirectSettings;
-import net.cheetah.analytics.redirects.Rule;
+import net.cheetah.core.redirect.Decision;
+import net.cheetah.core.redirect.RedirectSettings;
+import net.cheetah.core.redirect.Rule;
 import net.cheetah.jobs.codec.Codec;
 import net.cheetah.schemas.v1.RedirectAction;
 import net.cheetah.schemas.v1.RedirectCommand;

@@ -1,9 +1,9 @@
 package net.cheetah.jobs.redirects;
 
-import net.cheetah.analytics.redirects.Decision;
 import net.cheetah.analytics.redirects.RedirectDecider;
-import net.cheetah.analytics.redirects.RedirectSettings;
-import net.cheetah.analytics.redirects.Rule;
+import net.cheetah.core.redirect.Decision;
+import net.cheetah.core.redirect.RedirectSettings;
+import net.cheetah.core.redirect.Rule;
 import org.apache.flink.api.common.functions.OpenContext;
 import org.apache.flink.api.common.state.MapStateDescriptor;
 import org.apache.flink.api.common.state.ValueStateDescriptor;

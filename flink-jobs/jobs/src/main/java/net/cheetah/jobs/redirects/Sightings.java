@@ -1,8 +1,8 @@
 package net.cheetah.jobs.redirects;
 
 import java.util.Optional;
-import net.cheetah.analytics.Address;
-import net.cheetah.analytics.redirects.CheetahSighting;
+import net.cheetah.core.flow.Address;
+import net.cheetah.core.redirect.CheetahSighting;
 import net.cheetah.jobs.codec.Decoders;
 import net.cheetah.jobs.codec.RecordChecks;
 import net.cheetah.jobs.flink.KeyedBytes;

@@ -5,8 +5,8 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.OptionalLong;
-import net.cheetah.analytics.redirects.Rule;
 import net.cheetah.analytics.redirects.RuleBook;
+import net.cheetah.core.redirect.Rule;
 import org.apache.flink.api.common.state.MapState;
 import org.apache.flink.api.common.state.ValueState;
 

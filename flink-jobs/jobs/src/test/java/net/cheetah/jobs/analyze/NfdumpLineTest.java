@@ -3,7 +3,7 @@ package net.cheetah.jobs.analyze;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import net.cheetah.analytics.Address;
+import net.cheetah.core.flow.Address;
 import net.cheetah.schemas.goflow2.FlowMessage;
 import org.junit.jupiter.api.Test;
 

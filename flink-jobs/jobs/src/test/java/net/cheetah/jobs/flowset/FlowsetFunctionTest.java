@@ -3,11 +3,11 @@ package net.cheetah.jobs.flowset;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import java.util.List;
-import net.cheetah.analytics.Address;
-import net.cheetah.analytics.CheetahEvent;
-import net.cheetah.analytics.FlowKey;
-import net.cheetah.analytics.Flowset;
 import net.cheetah.config.CheetahConfig.Detection;
+import net.cheetah.core.flow.Address;
+import net.cheetah.core.flow.CheetahEvent;
+import net.cheetah.core.flow.FlowKey;
+import net.cheetah.core.flow.Flowset;
 import org.apache.flink.api.common.typeinfo.TypeInformation;
 import org.apache.flink.streaming.runtime.streamrecord.StreamRecord;
 import org.apache.flink.streaming.util.KeyedOneInputStreamOperatorTestHarness;

@@ -7,7 +7,7 @@ import java.io.ByteArrayOutputStream;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.function.UnaryOperator;
-import net.cheetah.analytics.Address;
+import net.cheetah.core.flow.Address;
 import net.cheetah.schemas.goflow2.FlowMessage;
 import net.cheetah.schemas.v1.FlowRecord;
 import net.cheetah.schemas.v1.FlowSource;

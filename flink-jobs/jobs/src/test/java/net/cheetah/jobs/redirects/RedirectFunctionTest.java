@@ -5,12 +5,12 @@ import static org.assertj.core.api.Assertions.assertThat;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
-import net.cheetah.analytics.Address;
-import net.cheetah.analytics.redirects.CheetahSighting;
-import net.cheetah.analytics.redirects.CheetahSighting.Kind;
-import net.cheetah.analytics.redirects.CommandIds;
-import net.cheetah.analytics.redirects.Decision;
-import net.cheetah.analytics.redirects.RedirectSettings;
+import net.cheetah.core.flow.Address;
+import net.cheetah.core.redirect.CheetahSighting;
+import net.cheetah.core.redirect.CheetahSighting.Kind;
+import net.cheetah.core.redirect.CommandIds;
+import net.cheetah.core.redirect.Decision;
+import net.cheetah.core.redirect.RedirectSettings;
 import net.cheetah.jobs.codec.Codec;
 import net.cheetah.schemas.v1.RedirectAction;
 import net.cheetah.schemas.v1.RedirectCommand;
@@ -160,9 +160,10 @@ class RedirectFunctionTest {
 
   @Test
   void rulesAreStateThatFlinkSerialisesWithoutKryo() {
-    // ENVIRONMENT-NOTES: Kryo needs --add-opens on JDK 17; a record field it cannot map would
+    // docs/ENVIRONMENT.md, "Flink on JDK 17": Kryo needs --add-opens; a record field it cannot map
+    // would
     // silently turn the checkpointed rule set into a generic type.
-    assertThat(TypeInformation.of(net.cheetah.analytics.redirects.Rule.class))
+    assertThat(TypeInformation.of(net.cheetah.core.redirect.Rule.class))
         .isInstanceOf(org.apache.flink.api.java.typeutils.PojoTypeInfo.class);
   }
 
@@ -224,7 +225,7 @@ class RedirectFunctionTest {
   void commandsCarryTheRuleAndADryRunPublishesNothing() {
     Decision add =
         Decision.add(
-            new net.cheetah.analytics.redirects.Rule(
+            new net.cheetah.core.redirect.Rule(
                 "id-1",
                 "r1",
                 "a",

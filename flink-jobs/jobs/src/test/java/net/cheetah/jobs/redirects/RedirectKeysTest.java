@@ -8,7 +8,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermissions;
 import java.util.HexFormat;
-import net.cheetah.analytics.Address;
+import net.cheetah.core.flow.Address;
 import net.cheetah.jobs.codec.Codec;
 import net.cheetah.schemas.v1.RedirectAction;
 import net.cheetah.schemas.v1.RedirectCommand;

@@ -1,0 +1,139 @@
+package net.cheetah.cli;
+
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.Consumer;
+import java.util.function.Supplier;
+import net.cheetah.config.CheetahConfig;
+import net.cheetah.core.Topics;
+import net.cheetah.runtime.ChildProcess;
+import net.cheetah.runtime.Component;
+import net.cheetah.runtime.FreePorts;
+
+/**
+ * The goflow2 collector (ingest/goflow2) as a child process: NetFlow v5/v9/IPFIX on UDP
+ * 127.0.0.1:netflow.udp-port into flows.goflow2.v1, refused datagrams into flows.rejected.v1 (it
+ * publishes them itself). Every value it relies on is passed as a flag; ready once it prints its
+ * {@code ready} line.
+ */
+final class Collector implements Component {
+  /** How long goflow2 batches flows before sending them to Kafka. */
+  static final String FLUSH_FREQUENCY = "500ms";
+
+  private final CheetahConfig.Netflow cfg;
+  private final Tools tools;
+  private final Path logs;
+  private final boolean freePorts;
+  private final Supplier<String> bootstrap;
+  private final Consumer<String> say;
+  private final AtomicLong rejected = new AtomicLong();
+  private ChildProcess process;
+  private int udpPort;
+
+  /**
+   * @param freePorts free loopback ports instead of netflow.udp-port and netflow.metrics-port
+   * @param bootstrap the broker to publish to, asked at start
+   */
+  Collector(
+      CheetahConfig.Netflow cfg,
+      Tools tools,
+      Path logs,
+      boolean freePorts,
+      Supplier<String> bootstrap,
+      Consumer<String> say) {
+    this.cfg = cfg;
+    this.tools = tools;
+    this.logs = logs;
+    this.freePorts = freePorts;
+    this.bootstrap = bootstrap;
+    this.say = say;
+  }
+
+  /** The collector's command line: every port, topic, address and interval it uses. */
+  static List<String> command(Path program, int udpPort, int metricsPort, String bootstrap) {
+    return List.of(
+        program.toString(),
+        "-listen",
+        "netflow://127.0.0.1:" + udpPort + "?workers=1",
+        "-addr",
+        "127.0.0.1:" + metricsPort,
+        "-templates.path",
+        "",
+        "-format",
+        "bin",
+        "-transport",
+        "kafka",
+        "-transport.kafka.brokers",
+        bootstrap,
+        "-transport.kafka.topic",
+        Topics.GOFLOW2,
+        // Keyed by exporter (docs/ARCHITECTURE.md, "Data flow"): each exporter's records stay in
+        // order in one partition, so event time within a partition only moves forward.
+        "-transport.kafka.hashing",
+        "-key",
+        "sampler_address",
+        "-transport.kafka.flushfreq",
+        FLUSH_FREQUENCY,
+        "-rejected.kafka.brokers",
+        bootstrap,
+        "-rejected.kafka.topic",
+        Topics.REJECTED,
+        // Refuse datagrams whose length fields lie (length_mismatch) rather than decode them.
+        "-strict=true",
+        "-loglevel",
+        "warn");
+  }
+
+  @Override
+  public void start() {
+    udpPort = freePorts ? FreePorts.pick() : cfg.udpPort();
+    int metricsPort = freePorts ? FreePorts.pick() : cfg.metricsPort();
+    List<String> cmd =
+        command(
+            tools.require(tools.goflow2(), "the goflow2 collector"),
+            udpPort,
+            metricsPort,
+            bootstrap.get());
+    process = new ChildProcess(ChildProcess.Config.of("goflow2", logs, cmd), this::onLine, l -> {});
+    say.accept("starting goflow2 (NetFlow v5/v9/IPFIX on udp 127.0.0.1:" + udpPort + ")");
+    process.start();
+    process.awaitLine(l -> l.contains("\"ready\""), Duration.ofSeconds(30));
+  }
+
+  /** Counts the datagrams the collector refused (it published each to flows.rejected.v1). */
+  private void onLine(String line) {
+    try {
+      if ("rejected".equals(FlatJson.parse(line).get("event"))) {
+        rejected.incrementAndGet();
+      }
+    } catch (IllegalArgumentException e) {
+      say.accept("unreadable line from goflow2 (" + e.getMessage() + "): " + line);
+    }
+  }
+
+  /** The UDP port NetFlow/IPFIX goes to, once started. */
+  int udpPort() {
+    return udpPort;
+  }
+
+  /** Datagrams the collector refused since it started. */
+  long rejectedDatagrams() {
+    return rejected.get();
+  }
+
+  @Override
+  public boolean running() {
+    return process != null && process.isAlive();
+  }
+
+  /** Stops it with SIGTERM: it flushes its flows and refused datagrams to Kafka first. */
+  @Override
+  public void stop() {
+    if (process != null) {
+      process.stop();
+      process = null;
+    }
+  }
+}

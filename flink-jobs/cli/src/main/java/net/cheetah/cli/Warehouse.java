@@ -1,0 +1,134 @@
+package net.cheetah.cli;
+
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.Properties;
+import java.util.function.Consumer;
+import java.util.function.Supplier;
+import net.cheetah.config.CheetahConfig;
+import net.cheetah.runtime.ChildProcess;
+import net.cheetah.runtime.Component;
+import net.cheetah.runtime.ConsumerLag;
+import net.cheetah.runtime.FreePorts;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.AdminClientConfig;
+
+/**
+ * The warehouse (clickhouse/warehouse: ClickHouse in-process, fed from Kafka) as a child process:
+ * {@code python -m cheetah_warehouse serve}, given every value it relies on as a flag, ready once
+ * it prints {@code READY URL}.
+ */
+final class Warehouse implements Component {
+  /** Every warehouse consumer group starts with this (its --kafka-group-prefix). */
+  static final String GROUP_PREFIX = "cheetah-warehouse";
+
+  /** How long a consumed batch waits before it is written (its --kafka-flush-interval-ms). */
+  static final long FLUSH_INTERVAL_MS = 1000;
+
+  private final CheetahConfig.Warehouse cfg;
+  private final Tools tools;
+  private final Path data;
+  private final Path logs;
+  private final boolean freePort;
+  private final Supplier<String> bootstrap;
+  private final Consumer<String> say;
+  private ChildProcess process;
+  private String url = "";
+
+  /**
+   * @param data the stack's data directory (the warehouse's is {@link #dir})
+   * @param freePort a free port instead of warehouse.http-port
+   * @param bootstrap the broker to read from, asked at start
+   */
+  Warehouse(
+      CheetahConfig.Warehouse cfg,
+      Tools tools,
+      Path data,
+      boolean freePort,
+      Supplier<String> bootstrap,
+      Consumer<String> say) {
+    this.cfg = cfg;
+    this.tools = tools;
+    this.data = data;
+    this.logs = data.resolve("logs");
+    this.freePort = freePort;
+    this.bootstrap = bootstrap;
+    this.say = say;
+  }
+
+  /** The warehouse's data directory in the stack's. */
+  static Path dir(Path data) {
+    return data.resolve("warehouse");
+  }
+
+  @Override
+  public void start() {
+    say.accept("starting the warehouse (ClickHouse engine in-process)");
+    int port = freePort ? FreePorts.pick() : cfg.httpPort();
+    FreePorts.requireFree(port, "the warehouse", "warehouse.http-port");
+    List<String> cmd =
+        List.of(
+            tools.require(tools.python(), "the Python venv").toString(),
+            "-m",
+            "cheetah_warehouse",
+            "serve",
+            "--data",
+            dir(data).toString(),
+            "--http-port",
+            Integer.toString(port),
+            "--kafka-brokers",
+            bootstrap.get(),
+            "--kafka-group-prefix",
+            GROUP_PREFIX,
+            "--kafka-flush-interval-ms",
+            Long.toString(FLUSH_INTERVAL_MS),
+            "--migrations",
+            tools.home().resolve("clickhouse/migrations").toString(),
+            "--schemas",
+            tools.home().resolve("schemas").toString(),
+            "--users",
+            tools.home().resolve("clickhouse/users.d").toString());
+    process =
+        new ChildProcess(
+            ChildProcess.Config.of("warehouse", logs, cmd)
+                .withEnvironment(
+                    Map.of("PYTHONPATH", tools.home().resolve("clickhouse/warehouse").toString()))
+                .withStopTimeout(Duration.ofSeconds(60)));
+    process.start();
+    String ready = process.awaitLine(l -> l.startsWith("READY "), Duration.ofSeconds(180));
+    url = ready.substring("READY ".length()).trim();
+    say.accept("warehouse at " + url);
+  }
+
+  /** Its HTTP URL (ClickHouse protocol), once started. */
+  String url() {
+    return url;
+  }
+
+  /**
+   * Until every warehouse consumer group has committed the end of its topics; returns the lag left
+   * when {@code timeout} passes first (0 = caught up, -1 = unknown).
+   */
+  long awaitCaughtUp(Duration timeout) throws InterruptedException {
+    Properties p = new Properties();
+    p.put(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap.get());
+    try (Admin admin = Admin.create(p)) {
+      return ConsumerLag.awaitCaughtUp(admin, GROUP_PREFIX, timeout);
+    }
+  }
+
+  @Override
+  public boolean running() {
+    return process != null && process.isAlive();
+  }
+
+  @Override
+  public void stop() {
+    if (process != null) {
+      process.stop();
+      process = null;
+    }
+  }
+}
