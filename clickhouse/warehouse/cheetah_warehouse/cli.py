@@ -45,8 +45,8 @@ def _add_kafka_options(parser: argparse.ArgumentParser, required: bool) -> None:
     parser.add_argument(
         "--kafka-group-prefix",
         metavar="PFX",
-        help="consumer group prefix; groups are PFX.flows, PFX.rejected, PFX.cheetahs, PFX.flowsets "
-        "(template {{kafka_group_prefix}}; default cheetah-warehouse)",
+        help="consumer group prefix; each table's group is PFX.<table> (PFX.flows, PFX.flowsets, ...; "
+        "template {{kafka_group_prefix}}; default cheetah-warehouse)",
     )
     parser.add_argument(
         "--kafka-flush-interval-ms",
