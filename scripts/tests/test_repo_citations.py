@@ -220,7 +220,8 @@ def unknown_topics(files: dict[str, str]) -> list[str]:
 def config_keys(files: dict[str, str]) -> set[str]:
     model = [p for p in files if p.endswith("/CheetahConfig.java") and "/src/main/" in p]
     assert len(model) == 1, f"expected one config model (CheetahConfig.java), found {model}"
-    keys = set(re.findall(r'd\.put\("([^"]+)"', files[model[0]]))
+    # Each key is declared once, as Key.<kind>("name", default, ...) beside its record.
+    keys = set(re.findall(r'\bKey\.\w+\(\s*"([^"]+)"', files[model[0]]))
     assert len(keys) > 20, f"read only {len(keys)} keys from {model[0]}: has the defaults' form changed?"
     return keys
 

@@ -220,9 +220,9 @@ public final class EndToEndBenchmark {
 
     Cpu cpu0 = Cpu.now();
     long s0 = System.nanoTime();
-    JobSettings settings = new JobSettings(bootstrap, CheetahConfig.defaultConfig().detection());
-    JobID normalize = submit(NormalizeJob.NAME, env -> NormalizeJob.addTo(env, settings));
-    JobID cheetah = submit(CheetahJob.NAME, env -> CheetahJob.addTo(env, settings));
+    JobSettings settings = new JobSettings(bootstrap, CheetahConfig.defaultConfig(), dir);
+    JobID normalize = submit(NormalizeJob.NAME, env -> new NormalizeJob().addTo(env, settings));
+    JobID cheetah = submit(CheetahJob.NAME, env -> new CheetahJob().addTo(env, settings));
     flink.awaitRunning(normalize, Duration.ofSeconds(60));
     flink.awaitRunning(cheetah, Duration.ofSeconds(60));
     long r0 = System.nanoTime();

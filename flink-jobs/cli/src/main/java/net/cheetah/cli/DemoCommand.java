@@ -204,9 +204,11 @@ final class DemoCommand implements Callable<Integer> {
               TruthCheck.read(truth.resolve("cheetahs.csv")),
               lines(wh.query(query(tools, "demo_redirect_decisions.sql"))),
               DEVICE,
-              cfg.redirects().protectedPrefixes(),
-              cfg.redirects().maxRulesPerDevice(),
-              cfg.redirects().prefixFilterLength()));
+              cfg.redirects().settings().protectedPrefixes().stream()
+                  .map(Object::toString)
+                  .collect(java.util.stream.Collectors.joining(",")),
+              cfg.redirects().settings().maxRulesPerDevice(),
+              cfg.redirects().settings().prefixFilterLength()));
       checks.add(storedOnce(once));
       checks.add(noRestarts(stack.jobRestarts()));
       System.out.println();

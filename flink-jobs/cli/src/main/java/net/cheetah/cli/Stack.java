@@ -14,12 +14,8 @@ import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.function.Consumer;
 import net.cheetah.config.CheetahConfig;
-import net.cheetah.jobs.CheetahJob;
 import net.cheetah.jobs.JobSettings;
-import net.cheetah.jobs.LinkStatsJob;
-import net.cheetah.jobs.NormalizeJob;
-import net.cheetah.jobs.RedirectJob;
-import net.cheetah.jobs.ThresholdJob;
+import net.cheetah.jobs.StreamJob;
 import net.cheetah.jobs.redirects.RedirectKeys;
 import net.cheetah.runtime.Components;
 import org.apache.flink.api.common.JobStatus;
@@ -65,28 +61,18 @@ final class Stack implements AutoCloseable {
 
   /** Cheetah's jobs in pipeline order; each is built when submitted, once the broker runs. */
   private List<FlinkJobs.Job> pipeline() {
-    return List.of(
-        new FlinkJobs.Job(NormalizeJob.NAME, env -> NormalizeJob.addTo(env, settings())),
-        new FlinkJobs.Job(CheetahJob.NAME, env -> CheetahJob.addTo(env, settings())),
-        new FlinkJobs.Job(
-            LinkStatsJob.NAME, env -> LinkStatsJob.addTo(env, broker.bootstrap(), cfg.linkStats())),
-        new FlinkJobs.Job(
-            ThresholdJob.NAME,
-            env -> ThresholdJob.addTo(env, broker.bootstrap(), cfg.thresholds())),
-        new FlinkJobs.Job(
-            RedirectJob.NAME,
-            env -> {
-              try {
-                RedirectJob.addTo(
-                    env, broker.bootstrap(), cfg.redirects().settings(), redirectKeys());
-              } catch (IOException e) {
-                throw new UncheckedIOException(e);
-              }
-            }));
+    return StreamJob.stack().stream()
+        .map(job -> new FlinkJobs.Job(job.name(), env -> job.addTo(env, settings())))
+        .toList();
   }
 
   private JobSettings settings() {
-    return new JobSettings(broker.bootstrap(), cfg.detection());
+    try {
+      redirectKeys(); // the redirect job's signing key, created on first start
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+    return new JobSettings(broker.bootstrap(), cfg, data);
   }
 
   /** Starts every component in order; on failure, stops the ones started and throws. */
@@ -136,12 +122,8 @@ final class Stack implements AutoCloseable {
    * fresh random key the first time (docs/REDIRECTS.md; give adapters the same file).
    */
   Path redirectKeys() throws IOException {
-    String configured = cfg.redirects().keysFile();
-    if (!configured.isBlank()) {
-      return Path.of(configured);
-    }
-    Path file = data.resolve("keys").resolve("redirects.json");
-    if (!Files.exists(file)) {
+    Path file = JobSettings.redirectKeysFile(cfg, data);
+    if (cfg.redirects().keysFile().isBlank() && !Files.exists(file)) {
       RedirectKeys.create(file, "k" + LocalDate.now(ZoneOffset.UTC));
       say.accept("created redirect signing key " + file);
     }

@@ -18,16 +18,16 @@ class ConfigOptionsTest {
   @Test
   void commandDefaultsApplyUnlessTheFileOrSetSaysOtherwise() throws Exception {
     ConfigOptions none = new ConfigOptions();
-    assertThat(none.load(DEMO).redirects().maxRulesPerDevice()).isEqualTo(20);
+    assertThat(none.load(DEMO).redirects().settings().maxRulesPerDevice()).isEqualTo(20);
 
     ConfigOptions withFile = new ConfigOptions();
     withFile.file = dir.resolve("c.properties");
     // Set to the global default on purpose: the file still wins over the command's value.
     Files.writeString(withFile.file, "redirects.max-rules-per-device = 100\n");
-    assertThat(withFile.load(DEMO).redirects().maxRulesPerDevice()).isEqualTo(100);
-    assertThat(withFile.load(DEMO).redirects().dscp()).isEqualTo(10);
+    assertThat(withFile.load(DEMO).redirects().settings().maxRulesPerDevice()).isEqualTo(100);
+    assertThat(withFile.load(DEMO).redirects().settings().dscp()).isEqualTo(10);
 
     withFile.overrides.put("redirects.dscp", "46");
-    assertThat(withFile.load(DEMO).redirects().dscp()).isEqualTo(46);
+    assertThat(withFile.load(DEMO).redirects().settings().dscp()).isEqualTo(46);
   }
 }

@@ -394,11 +394,9 @@ final class EndToEnd {
     assertThat(stack.jobStatuses())
         .as("Flink jobs of the stack (a job that failed for good: see its ERROR line)")
         .containsOnlyKeys(
-            net.cheetah.jobs.NormalizeJob.NAME,
-            net.cheetah.jobs.CheetahJob.NAME,
-            net.cheetah.jobs.LinkStatsJob.NAME,
-            net.cheetah.jobs.ThresholdJob.NAME,
-            net.cheetah.jobs.RedirectJob.NAME)
+            net.cheetah.jobs.StreamJob.stack().stream()
+                .map(net.cheetah.jobs.StreamJob::name)
+                .toArray(String[]::new))
         .allSatisfy(
             (name, state) -> assertThat(state).as("state of " + name).isEqualTo(JobStatus.RUNNING));
     assertThat(stack.jobRestarts())

@@ -2,19 +2,30 @@ package net.cheetah.config;
 
 import java.io.IOException;
 import java.io.Reader;
+import java.io.Serializable;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Optional;
 import java.util.Properties;
+import java.util.Set;
 import java.util.TreeMap;
+import net.cheetah.core.redirect.Prefix;
+import net.cheetah.core.redirect.RedirectSettings;
+import net.cheetah.core.threshold.ThresholdMode;
 
 /**
- * The one typed configuration of Cheetah. Every default of the definitions (docs/ARCHITECTURE.md,
- * "Definitions and defaults") lives here and only here; components receive the section they need.
- * Values come from defaults, then an optional properties file, then {@code key=value} overrides
- * (e.g. {@code --set detection.h-bytes=2e9}).
+ * The one typed configuration of Cheetah. Each component's record declares its keys once, beside
+ * it: name, default, parser, rule and meaning ({@link Key}); its constructor enforces the rules and
+ * {@code from(Values)} binds the keys to its fields. {@link #SECTIONS} lists every record's keys:
+ * loading, {@code ./cheetah config} and the README's configuration table read them. Values come
+ * from the defaults, then an optional properties file, then {@code key=value} overrides (e.g.
+ * {@code --set detection.h-bytes=2e9}).
  */
 public record CheetahConfig(
     Detection detection,
@@ -27,7 +38,7 @@ public record CheetahConfig(
     Thresholds thresholds,
     Path dataDir) {
 
-  /** Definitions of docs/ARCHITECTURE.md ("NetFlow cheetah", "Parallel flowset"). */
+  /** Definitions of docs/ARCHITECTURE.md, "NetFlow cheetah" and "Parallel flowset". */
   public record Detection(
       long hBytes,
       long intervalMs,
@@ -37,23 +48,130 @@ public record CheetahConfig(
       long outOfOrdernessMs,
       long idleAdvanceMs,
       long activeTimeoutMs)
-      implements java.io.Serializable {
+      implements Serializable {
+    public static final Key<Long> H_BYTES =
+        Key.bytes("detection.h-bytes", "1000000000", "H: bytes in one interval that make a cheetah")
+            .check(v -> v > 0, "> 0");
+    public static final Key<Long> INTERVAL_MS =
+        Key.whole("detection.interval-ms", "60000", "I: the interval (epoch-aligned)")
+            .check(v -> v > 0, "> 0");
+    public static final Key<Long> GAP_MS =
+        Key.whole(
+                "detection.gap-ms", "30000", "G: largest gap stitched between records of one flow")
+            .check(v -> v >= 0, ">= 0");
+    public static final Key<Long> TAU_MS =
+        Key.whole("detection.tau-ms", "10000", "τ: largest start gap within a flowset")
+            .check(v -> v >= 0, ">= 0");
+    public static final Key<Long> ACTIVE_TIMEOUT_MS =
+        Key.whole(
+                "detection.active-timeout-ms",
+                "60000",
+                "the exporters' active timeout: a continuation record may arrive this long after"
+                    + " it starts, so a flow is declared ended at its end + G + this")
+            .check(v -> v >= 0, ">= 0");
+    public static final Key<Long> FLOWSET_LATENESS_MS =
+        Key.whole(
+                "detection.flowset-lateness-ms",
+                "300000",
+                "how late after a set's last start a new member may still join it")
+            .check(v -> v >= 0, ">= 0");
+    public static final Key<Long> OUT_OF_ORDERNESS_MS =
+        Key.whole("detection.out-of-orderness-ms", "20000", "watermark delay")
+            .check(v -> v >= 0, ">= 0");
+    public static final Key<Long> IDLE_ADVANCE_MS =
+        Key.whole(
+                "detection.idle-advance-ms",
+                "30000",
+                "after this much silence, event time follows the wall clock (0: never)")
+            .check(v -> v >= 0, ">= 0");
+    public static final List<Key<?>> KEYS =
+        List.of(
+            H_BYTES,
+            INTERVAL_MS,
+            GAP_MS,
+            TAU_MS,
+            ACTIVE_TIMEOUT_MS,
+            FLOWSET_LATENESS_MS,
+            OUT_OF_ORDERNESS_MS,
+            IDLE_ADVANCE_MS);
+
     public Detection {
-      require(hBytes > 0, "detection.h-bytes must be > 0, got " + hBytes);
-      require(intervalMs > 0, "detection.interval-ms must be > 0, got " + intervalMs);
-      require(gapMs >= 0, "detection.gap-ms must be >= 0, got " + gapMs);
-      require(tauMs >= 0, "detection.tau-ms must be >= 0, got " + tauMs);
-      require(flowsetLatenessMs >= 0, "detection.flowset-lateness-ms must be >= 0");
-      require(outOfOrdernessMs >= 0, "detection.out-of-orderness-ms must be >= 0");
-      require(idleAdvanceMs >= 0, "detection.idle-advance-ms must be >= 0 (0 disables)");
-      require(activeTimeoutMs >= 0, "detection.active-timeout-ms must be >= 0");
+      H_BYTES.require(hBytes);
+      INTERVAL_MS.require(intervalMs);
+      GAP_MS.require(gapMs);
+      TAU_MS.require(tauMs);
+      FLOWSET_LATENESS_MS.require(flowsetLatenessMs);
+      OUT_OF_ORDERNESS_MS.require(outOfOrdernessMs);
+      IDLE_ADVANCE_MS.require(idleAdvanceMs);
+      ACTIVE_TIMEOUT_MS.require(activeTimeoutMs);
+    }
+
+    static Detection from(Values v) {
+      return new Detection(
+          v.get(H_BYTES),
+          v.get(INTERVAL_MS),
+          v.get(GAP_MS),
+          v.get(TAU_MS),
+          v.get(FLOWSET_LATENESS_MS),
+          v.get(OUT_OF_ORDERNESS_MS),
+          v.get(IDLE_ADVANCE_MS),
+          v.get(ACTIVE_TIMEOUT_MS));
     }
   }
 
   /** The broker: in-JVM in embedded mode, or an external bootstrap list in distributed mode. */
-  public record Kafka(String bootstrap, int port, int controllerPort, int partitions) {}
+  public record Kafka(String bootstrap, int port, int controllerPort, int partitions) {
+    public static final Key<String> BOOTSTRAP =
+        Key.text(
+            "kafka.bootstrap",
+            "",
+            "external brokers (host:port,...); empty starts the in-JVM broker on the ports below");
+    public static final Key<Integer> PORT = Key.port("kafka.port", "19092", "the in-JVM broker");
+    public static final Key<Integer> CONTROLLER_PORT =
+        Key.port("kafka.controller-port", "19093", "the in-JVM broker's KRaft controller");
+    public static final Key<Integer> PARTITIONS =
+        Key.integer("kafka.partitions", "2", "partitions per topic on the in-JVM broker")
+            .check(v -> v >= 1, ">= 1");
+    public static final List<Key<?>> KEYS = List.of(BOOTSTRAP, PORT, CONTROLLER_PORT, PARTITIONS);
 
-  public record Flink(int restPort, int slots, long checkpointIntervalMs, Restarts restarts) {}
+    public Kafka {
+      Objects.requireNonNull(bootstrap, BOOTSTRAP.name());
+      PORT.require(port);
+      CONTROLLER_PORT.require(controllerPort);
+      PARTITIONS.require(partitions);
+    }
+
+    static Kafka from(Values v) {
+      return new Kafka(v.get(BOOTSTRAP), v.get(PORT), v.get(CONTROLLER_PORT), v.get(PARTITIONS));
+    }
+  }
+
+  /** The MiniCluster every job runs on. */
+  public record Flink(int restPort, int slots, long checkpointIntervalMs, Restarts restarts) {
+    public static final Key<Integer> REST_PORT =
+        Key.port("flink.rest-port", "18081", "the MiniCluster's REST API and web UI");
+    public static final Key<Integer> SLOTS =
+        Key.integer("flink.slots", "8", "task slots of the MiniCluster").check(v -> v >= 1, ">= 1");
+    public static final Key<Long> CHECKPOINT_INTERVAL_MS =
+        Key.whole(
+                "flink.checkpoint-interval-ms",
+                "2000",
+                "checkpoint interval; exactly-once results are committed at each checkpoint")
+            .check(v -> v > 0, "> 0");
+    public static final List<Key<?>> KEYS = List.of(REST_PORT, SLOTS, CHECKPOINT_INTERVAL_MS);
+
+    public Flink {
+      REST_PORT.require(restPort);
+      SLOTS.require(slots);
+      CHECKPOINT_INTERVAL_MS.require(checkpointIntervalMs);
+      Objects.requireNonNull(restarts, "restarts");
+    }
+
+    static Flink from(Values v) {
+      return new Flink(
+          v.get(REST_PORT), v.get(SLOTS), v.get(CHECKPOINT_INTERVAL_MS), Restarts.from(v));
+    }
+  }
 
   /**
    * How a failing job is restarted (README, "Restarts"): after a failure the job waits {@code
@@ -62,24 +180,84 @@ public record CheetahConfig(
    * without failing gets its attempts and delay back. 0 attempts: the first failure fails the job.
    */
   public record Restarts(int attempts, long initialDelayMs, long maxDelayMs, long resetAfterMs) {
+    public static final Key<Integer> ATTEMPTS =
+        Key.integer(
+                "flink.restart-attempts",
+                "3",
+                "restarts in a row before a job fails for good (0: the first failure fails it)")
+            .check(v -> v >= 0, ">= 0");
+    public static final Key<Long> DELAY_MS =
+        Key.whole(
+                "flink.restart-delay-ms",
+                "1000",
+                "delay before the first restart, doubled after each further failure in a row")
+            .check(v -> v >= 1, ">= 1");
+    public static final Key<Long> MAX_DELAY_MS =
+        Key.whole(
+            "flink.restart-max-delay-ms",
+            "60000",
+            "the longest delay between restarts (>= flink.restart-delay-ms)");
+    public static final Key<Long> RESET_AFTER_MS =
+        Key.whole(
+                "flink.restart-reset-after-ms",
+                "3600000",
+                "a job that runs this long without failing gets its attempts and delay back")
+            .check(v -> v >= 1, ">= 1");
+    public static final List<Key<?>> KEYS =
+        List.of(ATTEMPTS, DELAY_MS, MAX_DELAY_MS, RESET_AFTER_MS);
+
     public Restarts {
-      require(
-          attempts >= 0, "flink.restart-attempts must be >= 0 (0: never restart), got " + attempts);
-      require(initialDelayMs >= 1, "flink.restart-delay-ms must be >= 1, got " + initialDelayMs);
+      ATTEMPTS.require(attempts);
+      DELAY_MS.require(initialDelayMs);
       require(
           maxDelayMs >= initialDelayMs,
-          "flink.restart-max-delay-ms must be >= flink.restart-delay-ms ("
+          MAX_DELAY_MS
+              + " must be >= "
+              + DELAY_MS
+              + " ("
               + initialDelayMs
               + "), got "
               + maxDelayMs);
-      require(resetAfterMs >= 1, "flink.restart-reset-after-ms must be >= 1, got " + resetAfterMs);
+      RESET_AFTER_MS.require(resetAfterMs);
+    }
+
+    static Restarts from(Values v) {
+      return new Restarts(
+          v.get(ATTEMPTS), v.get(DELAY_MS), v.get(MAX_DELAY_MS), v.get(RESET_AFTER_MS));
     }
   }
 
   /** The NetFlow/IPFIX listener (goflow2) and its metrics endpoint. */
-  public record Netflow(int udpPort, int metricsPort) {}
+  public record Netflow(int udpPort, int metricsPort) {
+    public static final Key<Integer> UDP_PORT =
+        Key.port("netflow.udp-port", "12055", "goflow2's NetFlow/IPFIX listener (UDP)");
+    public static final Key<Integer> METRICS_PORT =
+        Key.port("netflow.metrics-port", "18090", "goflow2's metrics endpoint");
+    public static final List<Key<?>> KEYS = List.of(UDP_PORT, METRICS_PORT);
 
-  public record Warehouse(int httpPort) {}
+    public Netflow {
+      UDP_PORT.require(udpPort);
+      METRICS_PORT.require(metricsPort);
+    }
+
+    static Netflow from(Values v) {
+      return new Netflow(v.get(UDP_PORT), v.get(METRICS_PORT));
+    }
+  }
+
+  public record Warehouse(int httpPort) {
+    public static final Key<Integer> HTTP_PORT =
+        Key.port("warehouse.http-port", "18123", "the warehouse's ClickHouse-HTTP front");
+    public static final List<Key<?>> KEYS = List.of(HTTP_PORT);
+
+    public Warehouse {
+      HTTP_PORT.require(httpPort);
+    }
+
+    static Warehouse from(Values v) {
+      return new Warehouse(v.get(HTTP_PORT));
+    }
+  }
 
   /**
    * Link statistics (docs/ARCHITECTURE.md, "Burstiness"): T1 bins over T2 windows aligned to the
@@ -89,97 +267,206 @@ public record CheetahConfig(
    */
   public record LinkStats(
       long t1Ms, long t2Ms, long slidingEveryMs, long latenessMs, double capacityBps)
-      implements java.io.Serializable {
+      implements Serializable {
+    public static final Key<Long> T1_MS =
+        Key.whole("link-stats.t1-ms", "100", "T1: the bin burstiness is measured on (the probe's)")
+            .check(v -> v > 0, "> 0");
+    public static final Key<Long> T2_MS =
+        Key.whole(
+            "link-stats.t2-ms",
+            "3600000",
+            "T2: the window, aligned to the hour (a multiple of link-stats.t1-ms)");
+    public static final Key<Long> SLIDING_EVERY_MS =
+        Key.whole(
+            "link-stats.sliding-every-ms",
+            "300000",
+            "a sliding T2 window every this long (0: off; a multiple of link-stats.t1-ms)");
+    public static final Key<Long> LATENESS_MS =
+        Key.whole(
+                "link-stats.lateness-ms",
+                "120000",
+                "a window is computed once bins up to its end + this are in (NetFlow reports a"
+                    + " cheetah up to an active timeout + G after it ran)")
+            .check(v -> v >= 0, ">= 0");
+    public static final Key<Double> CAPACITY_BPS =
+        Key.number(
+                "link-stats.capacity-bps",
+                "1e9",
+                "C (bit/s) for links without an SNMP ifHighSpeed, as in the threshold study")
+            .check(v -> v > 0, "> 0");
+    public static final List<Key<?>> KEYS =
+        List.of(T1_MS, T2_MS, SLIDING_EVERY_MS, LATENESS_MS, CAPACITY_BPS);
+
     public LinkStats {
-      require(t1Ms > 0, "link-stats.t1-ms must be > 0, got " + t1Ms);
+      T1_MS.require(t1Ms);
       require(
           t2Ms >= t1Ms && t2Ms % t1Ms == 0,
-          "link-stats.t2-ms must be a positive multiple of link-stats.t1-ms, got " + t2Ms);
+          T2_MS + " must be a positive multiple of " + T1_MS + ", got " + t2Ms);
       require(
           slidingEveryMs >= 0 && slidingEveryMs % t1Ms == 0,
-          "link-stats.sliding-every-ms must be 0 (off) or a multiple of link-stats.t1-ms, got "
+          SLIDING_EVERY_MS
+              + " must be 0 (off) or a multiple of "
+              + T1_MS
+              + ", got "
               + slidingEveryMs);
-      require(latenessMs >= 0, "link-stats.lateness-ms must be >= 0, got " + latenessMs);
-      require(capacityBps > 0, "link-stats.capacity-bps must be > 0, got " + capacityBps);
+      LATENESS_MS.require(latenessMs);
+      CAPACITY_BPS.require(capacityBps);
+    }
+
+    static LinkStats from(Values v) {
+      return new LinkStats(
+          v.get(T1_MS),
+          v.get(T2_MS),
+          v.get(SLIDING_EVERY_MS),
+          v.get(LATENESS_MS),
+          v.get(CAPACITY_BPS));
     }
   }
 
   /**
-   * The redirect job (docs/ARCHITECTURE.md, "Redirect commands"; docs/REDIRECTS.md). {@code
-   * keysFile} empty = {@code data-dir/keys/redirects.json}, created with a fresh key on first
-   * start.
+   * The redirect job (docs/ARCHITECTURE.md, "Redirect commands"; docs/REDIRECTS.md): its settings,
+   * whose rules {@link RedirectSettings} keeps (the keys here only read text and name the key in
+   * its errors), and the signing keys' file ({@code keysFile} empty = {@code data-dir/keys/
+   * redirects.json}, created with a fresh key on first start).
    */
-  public record Redirects(
-      String linkDevices,
-      String monitoredLinks,
-      String protectedPrefixes,
-      int maxRulesPerDevice,
-      int maxNewRulesPerMinute,
-      long ruleTtlMs,
-      boolean dryRun,
-      int dscp,
-      String keysFile,
-      int prefixFilterLength,
-      long prefixFilterAgeMs)
-      implements java.io.Serializable {
+  public record Redirects(RedirectSettings settings, String keysFile) implements Serializable {
+    public static final Key<Map<String, String>> LINK_DEVICES =
+        Key.of(
+            "redirects.link-devices",
+            "",
+            Redirects::devices,
+            "LINK=DEVICE[,LINK=DEVICE...]",
+            "LINK=DEVICE pairs: the device acting for a link (a link id, or an exporter address"
+                + " for NetFlow cheetahs)");
+    public static final Key<Set<String>> MONITORED_LINKS =
+        Key.of(
+            "redirects.monitored-links",
+            "",
+            text -> Set.copyOf(list(text)),
+            "a comma list of links",
+            "only these links' cheetahs are isolated (empty: every link with a device)");
+    public static final Key<List<Prefix>> PROTECTED_PREFIXES =
+        Key.of(
+            "redirects.protected-prefixes",
+            "",
+            Redirects::prefixes,
+            "CIDR prefixes such as 198.18.0.0/15,2001:db8::/32",
+            "never matched by a rule, as source or destination (CIDRs)");
+    public static final Key<Integer> MAX_RULES_PER_DEVICE =
+        Key.integer("redirects.max-rules-per-device", "100", "K: active rules per device at most");
+    public static final Key<Integer> MAX_NEW_RULES_PER_MINUTE =
+        Key.integer(
+            "redirects.max-new-rules-per-minute", "30", "new rules per device per minute at most");
+    public static final Key<Long> RULE_TTL_MS =
+        Key.whole(
+            "redirects.rule-ttl-ms",
+            "3600000",
+            "every per-flow rule expires this long after it is issued");
+    public static final Key<Boolean> DRY_RUN =
+        Key.bool("redirects.dry-run", "false", "record decisions, publish no command");
+    public static final Key<Integer> DSCP =
+        Key.integer(
+            "redirects.dscp",
+            "0",
+            "0: move matches to the scavenger class; 1..63: mark them with this DSCP instead");
+    public static final Key<String> KEYS_FILE =
+        Key.text(
+            "redirects.keys-file",
+            "",
+            "the signing keys (docs/REDIRECTS.md); empty: DATA/keys/redirects.json, created with"
+                + " a fresh key on first start");
+    public static final Key<Integer> PREFIX_FILTER_LENGTH =
+        Key.integer(
+            "redirects.prefix-filter-length",
+            "0",
+            "prefix filters from NetFlow α flows at the exporter's device: 0 off (a filter also"
+                + " catches the pair's other traffic), 24 = src /24 → dst /24 (IPv6 /48), 32 ="
+                + " host pairs");
+    public static final Key<Long> PREFIX_FILTER_AGE_MS =
+        Key.whole(
+            "redirects.prefix-filter-age-ms",
+            "2592000000",
+            "a prefix filter ages out this long after the pair's newest α flow (at most "
+                + RedirectSettings.MAX_PREFIX_FILTER_AGE_MS / 86_400_000
+                + " days)");
+    public static final List<Key<?>> KEYS =
+        List.of(
+            LINK_DEVICES,
+            MONITORED_LINKS,
+            PROTECTED_PREFIXES,
+            MAX_RULES_PER_DEVICE,
+            MAX_NEW_RULES_PER_MINUTE,
+            RULE_TTL_MS,
+            DRY_RUN,
+            DSCP,
+            KEYS_FILE,
+            PREFIX_FILTER_LENGTH,
+            PREFIX_FILTER_AGE_MS);
 
     public Redirects {
-      require(
-          prefixFilterLength == 0 || prefixFilterLength == 24 || prefixFilterLength == 32,
-          "redirects.prefix-filter-length must be 0 (off), 24 (IPv4 /24, IPv6 /48) or 32 (host"
-              + " pairs), got "
-              + prefixFilterLength);
-      require(
-          prefixFilterAgeMs >= 1
-              && prefixFilterAgeMs
-                  <= net.cheetah.core.redirect.RedirectSettings.MAX_PREFIX_FILTER_AGE_MS,
-          "redirects.prefix-filter-age-ms must be 1.."
-              + net.cheetah.core.redirect.RedirectSettings.MAX_PREFIX_FILTER_AGE_MS
-              + " (30 days: adapters rebuild their rules from redirects.commands.v1, kept 31"
-              + " days), got "
-              + prefixFilterAgeMs);
+      Objects.requireNonNull(settings, "settings");
+      Objects.requireNonNull(keysFile, KEYS_FILE.name());
     }
 
-    /** The decision settings, parsed; errors name the key. */
-    public net.cheetah.core.redirect.RedirectSettings settings() {
+    static Redirects from(Values v) {
+      Map<String, String> devices = v.get(LINK_DEVICES);
+      Set<String> monitored = v.get(MONITORED_LINKS);
+      List<Prefix> prefixes = v.get(PROTECTED_PREFIXES);
+      int k = v.get(MAX_RULES_PER_DEVICE);
+      int perMinute = v.get(MAX_NEW_RULES_PER_MINUTE);
+      long ttl = v.get(RULE_TTL_MS);
+      boolean dryRun = v.get(DRY_RUN);
+      int dscp = v.get(DSCP);
+      int filterLength = v.get(PREFIX_FILTER_LENGTH);
+      long filterAge = v.get(PREFIX_FILTER_AGE_MS);
+      RedirectSettings settings;
+      try {
+        settings =
+            new RedirectSettings(
+                devices,
+                monitored,
+                prefixes,
+                k,
+                perMinute,
+                ttl,
+                dryRun,
+                dscp,
+                filterLength,
+                filterAge);
+      } catch (IllegalArgumentException e) {
+        // RedirectSettings' messages start with the setting's name under "redirects.".
+        throw new ConfigException("redirects." + e.getMessage());
+      }
+      return new Redirects(settings, v.get(KEYS_FILE));
+    }
+
+    private static Map<String, String> devices(String text) {
       Map<String, String> devices = new LinkedHashMap<>();
-      for (String pair : list(linkDevices)) {
+      for (String pair : list(text)) {
         int eq = pair.indexOf('=');
-        require(
-            eq > 0 && eq < pair.length() - 1,
-            "redirects.link-devices must be LINK=DEVICE[,LINK=DEVICE...], got '" + pair + "'");
+        if (eq <= 0 || eq == pair.length() - 1) {
+          throw new NumberFormatException(pair);
+        }
         devices.put(pair.substring(0, eq).trim(), pair.substring(eq + 1).trim());
       }
-      java.util.List<net.cheetah.core.redirect.Prefix> prefixes = new java.util.ArrayList<>();
-      for (String p : list(protectedPrefixes)) {
-        try {
-          prefixes.add(net.cheetah.core.redirect.Prefix.parse(p));
-        } catch (IllegalArgumentException e) {
-          throw new ConfigException("redirects.protected-prefixes: " + e.getMessage());
-        }
-      }
-      try {
-        return new net.cheetah.core.redirect.RedirectSettings(
-            devices,
-            java.util.Set.copyOf(list(monitoredLinks)),
-            prefixes,
-            maxRulesPerDevice,
-            maxNewRulesPerMinute,
-            ruleTtlMs,
-            dryRun,
-            dscp,
-            prefixFilterLength,
-            prefixFilterAgeMs);
-      } catch (IllegalArgumentException e) {
-        throw new ConfigException("redirects: " + e.getMessage());
-      }
+      return devices;
     }
 
-    private static java.util.List<String> list(String csv) {
-      return java.util.Arrays.stream(csv.split(","))
-          .map(String::trim)
-          .filter(x -> !x.isEmpty())
-          .toList();
+    private static List<Prefix> prefixes(String text) {
+      List<Prefix> out = new ArrayList<>();
+      for (String p : list(text)) {
+        try {
+          out.add(Prefix.parse(p));
+        } catch (IllegalArgumentException e) {
+          throw new IllegalArgumentException(
+              "must be CIDR prefixes such as 198.18.0.0/15,2001:db8::/32; " + e.getMessage());
+        }
+      }
+      return out;
+    }
+
+    private static List<String> list(String csv) {
+      return Arrays.stream(csv.split(",")).map(String::trim).filter(x -> !x.isEmpty()).toList();
     }
   }
 
@@ -190,8 +477,8 @@ public record CheetahConfig(
    * C for links whose statistics carry none (link-stats.capacity-bps).
    */
   public record Thresholds(
-      String mode,
-      String feedbackBase,
+      ThresholdMode mode,
+      ThresholdMode feedbackBase,
       double burstinessWeight,
       double alphaMin,
       double lossAcceptable,
@@ -202,36 +489,113 @@ public record CheetahConfig(
       double minChange,
       double capacityBps,
       Table table)
-      implements java.io.Serializable {
+      implements Serializable {
+    public static final Key<ThresholdMode> MODE =
+        Key.choice(
+            "thresholds.mode",
+            ThresholdMode.FEEDBACK,
+            "how R is chosen: formula (R = α_bg (C − r̄_bg), α_bg = max(α_min, 1 / (1 + k b))),"
+                + " table (the largest simulated cheetah rate whose background loss stays within"
+                + " l_acpt; the formula while a table is built) or feedback (the feedback-base"
+                + " mode's R, lowered by ΔR while SNMP discards exceed l_acpt)",
+            ThresholdMode.FORMULA,
+            ThresholdMode.TABLE,
+            ThresholdMode.FEEDBACK);
+    public static final Key<ThresholdMode> FEEDBACK_BASE =
+        Key.choice(
+            "thresholds.feedback-base",
+            ThresholdMode.FORMULA,
+            "the mode whose R feedback corrects",
+            ThresholdMode.FORMULA,
+            ThresholdMode.TABLE);
+    public static final Key<Double> BURSTINESS_WEIGHT =
+        Key.number("thresholds.burstiness-weight", "1.0", "k, the formula's weight of burstiness")
+            .check(v -> v >= 0, ">= 0");
+    public static final Key<Double> ALPHA_MIN =
+        Key.number("thresholds.alpha-min", "0.1", "α_min, the formula's smallest α_bg")
+            .check(v -> v > 0 && v <= 1, "in (0, 1]");
+    public static final Key<Double> LOSS_ACCEPTABLE =
+        Key.number(
+                "thresholds.loss-acceptable",
+                "0.001",
+                "l_acpt: the background loss rate tables may reach and feedback corrects above")
+            .check(v -> v >= 0 && v <= 1, "in [0, 1]");
+    public static final Key<Double> CALM_LOSS_RATE =
+        Key.number(
+                "thresholds.calm-loss-rate",
+                "0.0001",
+                "feedback raises R back by ΔR when every poll's loss is under this (<= l_acpt)")
+            .check(v -> v >= 0, ">= 0");
+    public static final Key<Integer> POLLS =
+        Key.integer("thresholds.polls", "3", "N: SNMP polls feedback averages discards over")
+            .check(v -> v >= 1, ">= 1");
+    public static final Key<Double> STEP_BPS =
+        Key.number("thresholds.step-bps", "5e7", "ΔR (bit/s): feedback's step")
+            .check(v -> v > 0, "> 0");
+    public static final Key<Double> FLOOR_BPS =
+        Key.number("thresholds.floor-bps", "0", "feedback never lowers R below this (bit/s)")
+            .check(v -> v >= 0, ">= 0");
+    public static final Key<Double> MIN_CHANGE =
+        Key.number(
+                "thresholds.min-change",
+                "0.05",
+                "a new version of R is published when R moves by at least this fraction (or"
+                    + " switches between table and formula)")
+            .check(v -> v >= 0 && v < 1, "in [0, 1)");
+    public static final List<Key<?>> KEYS =
+        List.of(
+            MODE,
+            FEEDBACK_BASE,
+            BURSTINESS_WEIGHT,
+            ALPHA_MIN,
+            LOSS_ACCEPTABLE,
+            CALM_LOSS_RATE,
+            POLLS,
+            STEP_BPS,
+            FLOOR_BPS,
+            MIN_CHANGE);
+
     public Thresholds {
+      MODE.require(Objects.requireNonNull(mode, MODE.name()));
+      FEEDBACK_BASE.require(Objects.requireNonNull(feedbackBase, FEEDBACK_BASE.name()));
+      BURSTINESS_WEIGHT.require(burstinessWeight);
+      ALPHA_MIN.require(alphaMin);
+      LOSS_ACCEPTABLE.require(lossAcceptable);
+      CALM_LOSS_RATE.require(calmLossRate);
       require(
-          mode.equals("formula") || mode.equals("table") || mode.equals("feedback"),
-          "thresholds.mode must be formula, table or feedback, got '" + mode + "'");
-      require(
-          feedbackBase.equals("formula") || feedbackBase.equals("table"),
-          "thresholds.feedback-base must be formula or table, got '" + feedbackBase + "'");
-      require(burstinessWeight >= 0, "thresholds.burstiness-weight must be >= 0");
-      require(alphaMin > 0 && alphaMin <= 1, "thresholds.alpha-min must be in (0, 1]");
-      require(
-          lossAcceptable >= 0 && lossAcceptable <= 1,
-          "thresholds.loss-acceptable must be in [0, 1], got " + lossAcceptable);
-      require(
-          calmLossRate >= 0 && calmLossRate <= lossAcceptable,
-          "thresholds.calm-loss-rate must be in [0, thresholds.loss-acceptable]");
-      require(polls >= 1, "thresholds.polls must be >= 1, got " + polls);
-      require(stepBps > 0, "thresholds.step-bps must be > 0, got " + stepBps);
-      require(floorBps >= 0, "thresholds.floor-bps must be >= 0, got " + floorBps);
-      require(minChange >= 0 && minChange < 1, "thresholds.min-change must be in [0, 1)");
-      java.util.Objects.requireNonNull(table, "table");
+          calmLossRate <= lossAcceptable,
+          CALM_LOSS_RATE + " must be <= " + LOSS_ACCEPTABLE + ", got " + calmLossRate);
+      POLLS.require(polls);
+      STEP_BPS.require(stepBps);
+      FLOOR_BPS.require(floorBps);
+      MIN_CHANGE.require(minChange);
+      LinkStats.CAPACITY_BPS.require(capacityBps);
+      Objects.requireNonNull(table, "table");
+    }
+
+    static Thresholds from(Values v) {
+      return new Thresholds(
+          v.get(MODE),
+          v.get(FEEDBACK_BASE),
+          v.get(BURSTINESS_WEIGHT),
+          v.get(ALPHA_MIN),
+          v.get(LOSS_ACCEPTABLE),
+          v.get(CALM_LOSS_RATE),
+          v.get(POLLS),
+          v.get(STEP_BPS),
+          v.get(FLOOR_BPS),
+          v.get(MIN_CHANGE),
+          v.get(LinkStats.CAPACITY_BPS),
+          Table.from(v));
     }
 
     public boolean feedback() {
-      return mode.equals("feedback");
+      return mode == ThresholdMode.FEEDBACK;
     }
 
     /** Whether R's base comes from loss tables: table mode, or feedback on a table base. */
     public boolean tableBase() {
-      return mode.equals("table") || (feedback() && feedbackBase.equals("table"));
+      return mode == ThresholdMode.TABLE || (feedback() && feedbackBase == ThresholdMode.TABLE);
     }
   }
 
@@ -248,7 +612,7 @@ public record CheetahConfig(
       double epsilonRateBps,
       double epsilonBurstiness,
       double rttMs,
-      java.util.List<Double> rateFractions,
+      List<Double> rateFractions,
       int runs,
       double seconds,
       long seed,
@@ -257,165 +621,203 @@ public record CheetahConfig(
       int predictDays,
       long bufferBytes,
       long binMs)
-      implements java.io.Serializable {
+      implements Serializable {
+    public static final Key<Double> EPSILON_RATE =
+        Key.number(
+                "thresholds.epsilon-rate",
+                "2e7",
+                "ε_r (bit/s): a loss table is reused for tags whose mean background is this close")
+            .check(v -> v >= 0, ">= 0");
+    public static final Key<Double> EPSILON_BURSTINESS =
+        Key.number(
+                "thresholds.epsilon-burstiness",
+                "0.05",
+                "ε_b: ... and whose burstiness is this close")
+            .check(v -> v >= 0, ">= 0");
+    public static final Key<Double> RTT_MS =
+        Key.number(
+                "thresholds.table-rtt-ms",
+                "100",
+                "the simulated cheetah's RTT (the study's high RTT)")
+            .check(v -> v > 0, "> 0");
+    public static final Key<List<Double>> RATES =
+        Key.of(
+                "thresholds.table-rates",
+                "0.05..0.9:0.05",
+                Table::fractions,
+                "fractions of C such as 0.05..0.9:0.05 or 0.2,0.5,0.8",
+                "cheetah rates simulated, as fractions of C: values and ranges from..to:step")
+            .check(
+                l -> !l.isEmpty() && l.stream().allMatch(f -> f > 0 && f <= 1),
+                "fractions of C in (0, 1]");
+    public static final Key<Integer> RUNS =
+        Key.integer("thresholds.table-runs", "20", "seeded runs per rate")
+            .check(v -> v >= 1, ">= 1");
+    public static final Key<Double> SECONDS =
+        Key.number(
+            "thresholds.table-seconds",
+            "20",
+            "simulated seconds per run, the first 10 % warm-up (20 runs of 20 s: about 80 s of one"
+                + " core per table)");
+    public static final Key<Long> SEED =
+        Key.whole("thresholds.table-seed", "1", "base seed of the runs");
+    public static final Key<Integer> THREADS =
+        Key.integer("thresholds.table-threads", "1", "simulator threads per table")
+            .check(v -> v >= 1, ">= 1");
+    public static final Key<Long> TIMEOUT_MS =
+        Key.whole("thresholds.table-timeout-ms", "3600000", "a table build is given up after this")
+            .check(v -> v > 0, "> 0");
+    public static final Key<Long> BUFFER_BYTES =
+        Key.bytes(
+                "thresholds.table-buffer-bytes",
+                "5000000",
+                "each of the simulated port's two queues (primary, scavenger)")
+            .check(v -> v > 0, "> 0");
+    public static final Key<Integer> PREDICT_DAYS =
+        Key.integer(
+                "thresholds.predict-days",
+                "7",
+                "the tag of an hour is the mean of the same hour on this many earlier days (0:"
+                    + " never)")
+            .check(v -> v >= 0, ">= 0");
+    public static final List<Key<?>> KEYS =
+        List.of(
+            EPSILON_RATE,
+            EPSILON_BURSTINESS,
+            RTT_MS,
+            RATES,
+            RUNS,
+            SECONDS,
+            SEED,
+            THREADS,
+            TIMEOUT_MS,
+            BUFFER_BYTES,
+            PREDICT_DAYS);
+
     public Table {
-      require(epsilonRateBps >= 0, "thresholds.epsilon-rate must be >= 0 bits/s");
-      require(epsilonBurstiness >= 0, "thresholds.epsilon-burstiness must be >= 0");
-      require(rttMs > 0, "thresholds.table-rtt-ms must be > 0, got " + rttMs);
-      require(!rateFractions.isEmpty(), "thresholds.table-rates needs at least one rate");
-      rateFractions = java.util.List.copyOf(rateFractions);
-      require(runs >= 1, "thresholds.table-runs must be >= 1, got " + runs);
+      EPSILON_RATE.require(epsilonRateBps);
+      EPSILON_BURSTINESS.require(epsilonBurstiness);
+      RTT_MS.require(rttMs);
+      rateFractions = RATES.require(List.copyOf(rateFractions));
+      RUNS.require(runs);
       require(
           seconds * 0.9 >= binMs / 1000.0,
-          "thresholds.table-seconds must leave at least one T1 bin (link-stats.t1-ms) after the"
-              + " 10 % warm-up, got "
+          SECONDS
+              + " must leave at least one T1 bin ("
+              + LinkStats.T1_MS
+              + ") after the 10 % warm-up, got "
               + seconds);
-      require(threads >= 1, "thresholds.table-threads must be >= 1, got " + threads);
-      require(timeoutMs > 0, "thresholds.table-timeout-ms must be > 0, got " + timeoutMs);
-      require(predictDays >= 0, "thresholds.predict-days must be >= 0 (0: no prediction)");
-      require(bufferBytes > 0, "thresholds.table-buffer-bytes must be > 0, got " + bufferBytes);
+      THREADS.require(threads);
+      TIMEOUT_MS.require(timeoutMs);
+      PREDICT_DAYS.require(predictDays);
+      BUFFER_BYTES.require(bufferBytes);
     }
 
-    /**
-     * Fractions of C: a comma list of values and ranges start..end:step (end included), each in (0,
-     * 1]; e.g. 0.05..0.9:0.05. Errors name {@code key}.
-     */
-    static java.util.List<Double> parseFractions(String key, String text) {
-      java.util.List<Double> out = new java.util.ArrayList<>();
+    static Table from(Values v) {
+      return new Table(
+          v.get(EPSILON_RATE),
+          v.get(EPSILON_BURSTINESS),
+          v.get(RTT_MS),
+          v.get(RATES),
+          v.get(RUNS),
+          v.get(SECONDS),
+          v.get(SEED),
+          v.get(THREADS),
+          v.get(TIMEOUT_MS),
+          v.get(PREDICT_DAYS),
+          v.get(BUFFER_BYTES),
+          v.get(LinkStats.T1_MS));
+    }
+
+    /** A comma list of values and ranges from..to:step (to included); e.g. 0.05..0.9:0.05. */
+    private static List<Double> fractions(String text) {
+      List<Double> out = new ArrayList<>();
       for (String part : text.split(",")) {
         String p = part.trim();
         int dots = p.indexOf("..");
         int colon = p.indexOf(':');
-        try {
-          if (dots < 0) {
-            out.add(Double.parseDouble(p));
-          } else {
-            require(colon > dots, key + ": range '" + p + "' needs a step, as in 0.05..0.9:0.05");
-            double from = Double.parseDouble(p.substring(0, dots));
-            double to = Double.parseDouble(p.substring(dots + 2, colon));
-            double step = Double.parseDouble(p.substring(colon + 1));
-            require(step > 0 && to >= from, key + ": range '" + p + "' needs from <= to, step > 0");
-            long n = (long) Math.floor((to - from) / step + 1e-9) + 1;
-            require(n <= 1000, key + ": range '" + p + "' has " + n + " rates; use a larger step");
-            for (long i = 0; i < n; i++) {
-              // Rounded so that 0.05 + 2 * 0.05 is 0.15, not 0.15000000000000002.
-              out.add(Math.round((from + i * step) * 1e9) / 1e9);
-            }
-          }
-        } catch (NumberFormatException e) {
-          throw new ConfigException(
-              key
-                  + " must be fractions of C such as 0.05..0.9:0.05 or 0.2,0.5,0.8, got '"
-                  + text
-                  + "'");
+        if (dots < 0) {
+          out.add(Double.parseDouble(p));
+          continue;
         }
-      }
-      for (double f : out) {
-        require(f > 0 && f <= 1, key + " takes fractions of C in (0, 1], got " + f);
+        if (colon < dots) {
+          throw new IllegalArgumentException(
+              "has the range '" + p + "' without a step; write e.g. 0.05..0.9:0.05");
+        }
+        double from = Double.parseDouble(p.substring(0, dots));
+        double to = Double.parseDouble(p.substring(dots + 2, colon));
+        double step = Double.parseDouble(p.substring(colon + 1));
+        if (!(step > 0 && to >= from)) {
+          throw new IllegalArgumentException(
+              "has the range '" + p + "'; a range needs from <= to and a step > 0");
+        }
+        long n = (long) Math.floor((to - from) / step + 1e-9) + 1;
+        if (n > 1000) {
+          throw new IllegalArgumentException(
+              "has the range '" + p + "' of " + n + " rates; use a larger step");
+        }
+        for (long i = 0; i < n; i++) {
+          // Rounded so that 0.05 + 2 * 0.05 is 0.15, not 0.15000000000000002.
+          out.add(Math.round((from + i * step) * 1e9) / 1e9);
+        }
       }
       return out;
     }
   }
 
-  private static final Map<String, String> DEFAULTS = defaults();
+  public static final Key<String> DATA_DIR =
+      Key.text(
+          "data-dir",
+          ".cheetah/data",
+          "Kafka log, checkpoints, savepoints, warehouse, logs, redirect keys");
 
-  private static Map<String, String> defaults() {
-    Map<String, String> d = new LinkedHashMap<>();
-    d.put("detection.h-bytes", "1000000000");
-    d.put("detection.interval-ms", "60000");
-    d.put("detection.gap-ms", "30000");
-    d.put("detection.tau-ms", "10000");
-    // How long after a flowset's last member start a new member may still be detected.
-    d.put("detection.flowset-lateness-ms", "300000");
-    d.put("detection.out-of-orderness-ms", "20000");
-    // Event time follows the wall clock after this much silence (0 = never).
-    d.put("detection.idle-advance-ms", "30000");
-    // The exporters' active timeout: a continuation record may arrive this long after it starts,
-    // so a flow is declared ended only at end + G + this.
-    d.put("detection.active-timeout-ms", "60000");
-    // Empty bootstrap = start the in-JVM broker on the ports below.
-    d.put("kafka.bootstrap", "");
-    d.put("kafka.port", "19092");
-    d.put("kafka.controller-port", "19093");
-    d.put("kafka.partitions", "2");
-    d.put("flink.rest-port", "18081");
-    d.put("flink.slots", "8");
-    d.put("flink.checkpoint-interval-ms", "2000");
-    // A failing job restarts after 1 s, 2 s, 4 s (exponential delay, at most 60 s) and fails for
-    // good at the 4th failure in a row; an hour without failure gives it its 3 attempts back.
-    d.put("flink.restart-attempts", "3");
-    d.put("flink.restart-delay-ms", "1000");
-    d.put("flink.restart-max-delay-ms", "60000");
-    d.put("flink.restart-reset-after-ms", "3600000");
-    d.put("netflow.udp-port", "12055");
-    d.put("netflow.metrics-port", "18090");
-    d.put("warehouse.http-port", "18123");
-    // Burstiness: T1 bins (the probe's) over T2 = 1 h, plus a sliding T2 every 5 min.
-    d.put("link-stats.t1-ms", "100");
-    d.put("link-stats.t2-ms", "3600000");
-    d.put("link-stats.sliding-every-ms", "300000");
-    // NetFlow reports a cheetah up to an active timeout (plus G) after it ran.
-    d.put("link-stats.lateness-ms", "120000");
-    // C of the threshold study, for links without an SNMP ifHighSpeed.
-    d.put("link-stats.capacity-bps", "1e9");
-    // Redirects: LINK=DEVICE pairs (a link id, or an exporter address for NetFlow cheetahs).
-    d.put("redirects.link-devices", "");
-    // Only these links' cheetahs are isolated (empty = every link with a device).
-    d.put("redirects.monitored-links", "");
-    // Guardrails: never matched (CIDRs), K rules per device, new rules per minute, rule expiry.
-    d.put("redirects.protected-prefixes", "");
-    d.put("redirects.max-rules-per-device", "100");
-    d.put("redirects.max-new-rules-per-minute", "30");
-    d.put("redirects.rule-ttl-ms", "3600000");
-    // Record decisions, publish no command.
-    d.put("redirects.dry-run", "false");
-    // 0 = move matches to the scavenger class; 1..63 = mark them with this DSCP instead.
-    d.put("redirects.dscp", "0");
-    d.put("redirects.keys-file", "");
-    // Prefix filters from NetFlow cheetahs (α flows) per ingress router: 0 = off (a /24 filter
-    // also catches the other traffic of the pair), 24 = (src /24, dst /24) and IPv6 /48,
-    // 32 = host pairs. A filter ages out this long after its newest α flow (at most 30 days).
-    d.put("redirects.prefix-filter-length", "0");
-    d.put("redirects.prefix-filter-age-ms", "2592000000");
-    // R per link: formula (R = alpha_bg (C - mean bg), alpha_bg = max(alpha-min, 1/(1 + k b))),
-    // table (the largest simulated cheetah rate whose background loss stays within loss-acceptable,
-    // the formula while a table is built) or feedback (the feedback-base mode's R lowered by
-    // step-bps while SNMP discards over the last `polls` polls exceed loss-acceptable, raised back
-    // when every poll is under calm-loss-rate).
-    d.put("thresholds.mode", "feedback");
-    d.put("thresholds.feedback-base", "formula");
-    d.put("thresholds.burstiness-weight", "1.0");
-    d.put("thresholds.alpha-min", "0.1");
-    d.put("thresholds.loss-acceptable", "0.001");
-    d.put("thresholds.calm-loss-rate", "0.0001");
-    d.put("thresholds.polls", "3");
-    d.put("thresholds.step-bps", "5e7");
-    d.put("thresholds.floor-bps", "0");
-    // A new version is published when R moves by at least this fraction.
-    d.put("thresholds.min-change", "0.05");
-    // Table mode: a table is reused for tags within epsilon-rate (bits/s) and epsilon-burstiness.
-    d.put("thresholds.epsilon-rate", "2e7");
-    d.put("thresholds.epsilon-burstiness", "0.05");
-    // Tables are simulated for the study's high-RTT cheetah, at these fractions of C.
-    d.put("thresholds.table-rtt-ms", "100");
-    d.put("thresholds.table-rates", "0.05..0.9:0.05");
-    // Seeded runs per rate and simulated seconds per run (about 80 s of one core per table).
-    d.put("thresholds.table-runs", "20");
-    d.put("thresholds.table-seconds", "20");
-    d.put("thresholds.table-seed", "1");
-    d.put("thresholds.table-threads", "1");
-    d.put("thresholds.table-timeout-ms", "3600000");
-    // Each of the port's two queues (primary, scavenger), in bytes.
-    d.put("thresholds.table-buffer-bytes", "5000000");
-    // The tag of an hour is the mean of the same hour on this many earlier days (0: never).
-    d.put("thresholds.predict-days", "7");
-    d.put("data-dir", ".cheetah/data");
-    return Map.copyOf(d);
+  /** A component's keys under a title, as ./cheetah config --markdown groups them. */
+  public record Section(String title, List<Key<?>> keys) {}
+
+  /** Every key, by component: the only list of keys there is. */
+  public static final List<Section> SECTIONS =
+      List.of(
+          new Section(
+              "Detection: [NetFlow cheetah](docs/ARCHITECTURE.md#netflow-cheetah), [parallel flowset](docs/ARCHITECTURE.md#parallel-flowset)",
+              Detection.KEYS),
+          new Section("Kafka", Kafka.KEYS),
+          new Section("Flink: the MiniCluster", Flink.KEYS),
+          new Section(
+              "Restarts: how every failing job restarts (see [Restarts](#restarts))",
+              Restarts.KEYS),
+          new Section("NetFlow: the goflow2 collector", Netflow.KEYS),
+          new Section("Warehouse", Warehouse.KEYS),
+          new Section(
+              "Link statistics: [burstiness](docs/ARCHITECTURE.md#burstiness)", LinkStats.KEYS),
+          new Section(
+              "Rate threshold R: [definition](docs/ARCHITECTURE.md#rate-threshold-r), [the threshold job](docs/SIMULATOR.md#the-threshold-job)",
+              Thresholds.KEYS),
+          new Section(
+              "Loss tables (thresholds.mode table, or feedback on a table base)", Table.KEYS),
+          new Section(
+              "Redirects: [redirect commands](docs/ARCHITECTURE.md#redirect-commands), [docs/REDIRECTS.md](docs/REDIRECTS.md)",
+              Redirects.KEYS),
+          new Section("Data", List.of(DATA_DIR)));
+
+  private static final Map<String, Key<?>> BY_NAME = byName();
+
+  private static Map<String, Key<?>> byName() {
+    Map<String, Key<?>> m = new TreeMap<>();
+    for (Section s : SECTIONS) {
+      for (Key<?> k : s.keys()) {
+        if (m.put(k.name(), k) != null) {
+          throw new IllegalStateException("configuration key " + k.name() + " is declared twice");
+        }
+      }
+    }
+    return m;
   }
 
   /** Every key with its default, sorted (for --help and docs). */
   public static Map<String, String> defaultValues() {
-    return new TreeMap<>(DEFAULTS);
+    Map<String, String> d = new TreeMap<>();
+    BY_NAME.forEach((name, k) -> d.put(name, k.defaultValue()));
+    return d;
   }
 
   public static CheetahConfig defaultConfig() {
@@ -425,7 +827,7 @@ public record CheetahConfig(
   /** Every key with the value in effect after the file and the overrides, sorted. */
   public static Map<String, String> effectiveValues(
       Optional<Path> file, Map<String, String> overrides) {
-    Map<String, String> v = new TreeMap<>(DEFAULTS);
+    Map<String, String> v = defaultValues();
     if (file.isPresent()) {
       Properties p = new Properties();
       try (Reader r = Files.newBufferedReader(file.get())) {
@@ -446,134 +848,30 @@ public record CheetahConfig(
    * are errors (a typo must not silently fall back to a default).
    */
   public static CheetahConfig load(Optional<Path> file, Map<String, String> overrides) {
-    Map<String, String> v = effectiveValues(file, overrides);
+    Values v = new Values(effectiveValues(file, overrides));
     return new CheetahConfig(
-        new Detection(
-            bytes(v, "detection.h-bytes"),
-            lng(v, "detection.interval-ms"),
-            lng(v, "detection.gap-ms"),
-            lng(v, "detection.tau-ms"),
-            lng(v, "detection.flowset-lateness-ms"),
-            lng(v, "detection.out-of-orderness-ms"),
-            lng(v, "detection.idle-advance-ms"),
-            lng(v, "detection.active-timeout-ms")),
-        new Kafka(
-            v.get("kafka.bootstrap"),
-            port(v, "kafka.port"),
-            port(v, "kafka.controller-port"),
-            (int) lng(v, "kafka.partitions")),
-        new Flink(
-            port(v, "flink.rest-port"),
-            (int) lng(v, "flink.slots"),
-            lng(v, "flink.checkpoint-interval-ms"),
-            new Restarts(
-                (int) lng(v, "flink.restart-attempts"),
-                lng(v, "flink.restart-delay-ms"),
-                lng(v, "flink.restart-max-delay-ms"),
-                lng(v, "flink.restart-reset-after-ms"))),
-        new Netflow(port(v, "netflow.udp-port"), port(v, "netflow.metrics-port")),
-        new Warehouse(port(v, "warehouse.http-port")),
-        new LinkStats(
-            lng(v, "link-stats.t1-ms"),
-            lng(v, "link-stats.t2-ms"),
-            lng(v, "link-stats.sliding-every-ms"),
-            lng(v, "link-stats.lateness-ms"),
-            dbl(v, "link-stats.capacity-bps")),
-        new Redirects(
-            v.get("redirects.link-devices"),
-            v.get("redirects.monitored-links"),
-            v.get("redirects.protected-prefixes"),
-            (int) lng(v, "redirects.max-rules-per-device"),
-            (int) lng(v, "redirects.max-new-rules-per-minute"),
-            lng(v, "redirects.rule-ttl-ms"),
-            bool(v, "redirects.dry-run"),
-            (int) lng(v, "redirects.dscp"),
-            v.get("redirects.keys-file"),
-            (int) lng(v, "redirects.prefix-filter-length"),
-            lng(v, "redirects.prefix-filter-age-ms")),
-        new Thresholds(
-            v.get("thresholds.mode"),
-            v.get("thresholds.feedback-base"),
-            dbl(v, "thresholds.burstiness-weight"),
-            dbl(v, "thresholds.alpha-min"),
-            dbl(v, "thresholds.loss-acceptable"),
-            dbl(v, "thresholds.calm-loss-rate"),
-            (int) lng(v, "thresholds.polls"),
-            dbl(v, "thresholds.step-bps"),
-            dbl(v, "thresholds.floor-bps"),
-            dbl(v, "thresholds.min-change"),
-            dbl(v, "link-stats.capacity-bps"),
-            new Table(
-                dbl(v, "thresholds.epsilon-rate"),
-                dbl(v, "thresholds.epsilon-burstiness"),
-                dbl(v, "thresholds.table-rtt-ms"),
-                Table.parseFractions("thresholds.table-rates", v.get("thresholds.table-rates")),
-                (int) lng(v, "thresholds.table-runs"),
-                dbl(v, "thresholds.table-seconds"),
-                lng(v, "thresholds.table-seed"),
-                (int) lng(v, "thresholds.table-threads"),
-                lng(v, "thresholds.table-timeout-ms"),
-                (int) lng(v, "thresholds.predict-days"),
-                bytes(v, "thresholds.table-buffer-bytes"),
-                lng(v, "link-stats.t1-ms"))),
-        Path.of(v.get("data-dir")));
+        Detection.from(v),
+        Kafka.from(v),
+        Flink.from(v),
+        Netflow.from(v),
+        Warehouse.from(v),
+        LinkStats.from(v),
+        Redirects.from(v),
+        Thresholds.from(v),
+        Path.of(v.get(DATA_DIR)));
   }
 
   private static void put(Map<String, String> v, String key, String value, String origin) {
-    if (!DEFAULTS.containsKey(key)) {
+    if (!BY_NAME.containsKey(key)) {
       throw new ConfigException(
           "unknown configuration key '"
               + key
               + "' (from "
               + origin
               + "); known keys: "
-              + String.join(", ", new TreeMap<>(DEFAULTS).keySet()));
+              + String.join(", ", BY_NAME.keySet()));
     }
     v.put(key, value);
-  }
-
-  private static long lng(Map<String, String> v, String key) {
-    String s = v.get(key);
-    try {
-      return Long.parseLong(s.replace("_", ""));
-    } catch (NumberFormatException e) {
-      throw new ConfigException(key + " must be a whole number, got '" + s + "'");
-    }
-  }
-
-  private static boolean bool(Map<String, String> v, String key) {
-    String s = v.get(key).toLowerCase(java.util.Locale.ROOT);
-    if (!s.equals("true") && !s.equals("false")) {
-      throw new ConfigException(key + " must be true or false, got '" + v.get(key) + "'");
-    }
-    return s.equals("true");
-  }
-
-  private static double dbl(Map<String, String> v, String key) {
-    String s = v.get(key);
-    try {
-      return Double.parseDouble(s.replace("_", ""));
-    } catch (NumberFormatException e) {
-      throw new ConfigException(key + " must be a number (e.g. 1e9), got '" + s + "'");
-    }
-  }
-
-  /** Byte counts accept plain integers and exact decimal exponents such as 1e9. */
-  private static long bytes(Map<String, String> v, String key) {
-    String s = v.get(key);
-    try {
-      return new java.math.BigDecimal(s.replace("_", "")).longValueExact();
-    } catch (NumberFormatException | ArithmeticException e) {
-      throw new ConfigException(
-          key + " must be a whole number of bytes (e.g. 1000000000 or 1e9), got '" + s + "'");
-    }
-  }
-
-  private static int port(Map<String, String> v, String key) {
-    long p = lng(v, key);
-    require(
-        p >= 0 && p <= 65535, key + " must be a port in 0..65535 (0 = any free port), got " + p);
-    return (int) p;
   }
 
   private static void require(boolean ok, String message) {

@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import net.cheetah.core.threshold.ThresholdMode;
 import org.junit.jupiter.api.Test;
 
 /** The thresholds.* keys: modes, table mode's plan, and errors that name the key. */
@@ -17,6 +18,8 @@ class ThresholdsConfigTest {
   @Test
   void defaultsAreFeedbackOnTheFormulaAndTheStudysTablePlan() {
     CheetahConfig.Thresholds t = load(Map.of());
+    assertThat(t.mode()).isEqualTo(ThresholdMode.FEEDBACK);
+    assertThat(t.feedbackBase()).isEqualTo(ThresholdMode.FORMULA);
     assertThat(t.feedback()).isTrue();
     assertThat(t.tableBase()).isFalse();
     CheetahConfig.Table table = t.table();
@@ -39,6 +42,16 @@ class ThresholdsConfigTest {
             load(Map.of("thresholds.mode", "formula", "thresholds.feedback-base", "table"))
                 .tableBase())
         .isFalse();
+  }
+
+  @Test
+  void modesAreParsedOnceIntoTheEnumAndErrorsListTheAllowedValues() {
+    assertThat(load(Map.of("thresholds.mode", "Table")).mode()).isEqualTo(ThresholdMode.TABLE);
+    assertThatThrownBy(() -> load(Map.of("thresholds.mode", "tables")))
+        .hasMessage("thresholds.mode must be one of formula, table, feedback, got 'tables'");
+    // Feedback corrects a base mode; it cannot be its own base.
+    assertThatThrownBy(() -> load(Map.of("thresholds.feedback-base", "feedback")))
+        .hasMessage("thresholds.feedback-base must be one of formula, table, got 'feedback'");
   }
 
   @Test
@@ -66,7 +79,7 @@ class ThresholdsConfigTest {
                 .isInstanceOf(CheetahConfig.ConfigException.class)
                 .hasMessageContaining(key));
     assertThatThrownBy(() -> load(Map.of("thresholds.table-rates", "1.5")))
-        .hasMessageContaining("thresholds.table-rates takes fractions of C in (0, 1], got 1.5");
+        .hasMessageContaining("thresholds.table-rates must be fractions of C in (0, 1], got [1.5]");
     assertThatThrownBy(() -> load(Map.of("thresholds.table-rates", "half")))
         .hasMessageContaining("thresholds.table-rates must be fractions of C");
     // A run must hold a T1 bin after its 10 % warm-up.

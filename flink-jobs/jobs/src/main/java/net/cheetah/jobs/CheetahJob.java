@@ -25,15 +25,19 @@ import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
  * stall its clock (and never close the last flowsets) whenever no cheetah is active. It is also the
  * exact graph `cheetah analyze` runs in batch.
  */
-public final class CheetahJob {
+public final class CheetahJob implements StreamJob {
   public static final String NAME = "cheetah-cheetahs";
 
   /** The stage of the flows.v1 records it refuses (RecordChecks.flow). */
   public static final String STAGE = "cheetahs";
 
-  private CheetahJob() {}
+  @Override
+  public String name() {
+    return NAME;
+  }
 
-  public static void addTo(StreamExecutionEnvironment env, JobSettings s) {
+  @Override
+  public void addTo(StreamExecutionEnvironment env, JobSettings s) {
     KafkaIO.Checked<Flow> checked =
         KafkaIO.checked(
             env,
@@ -41,7 +45,7 @@ public final class CheetahJob {
             Topics.FLOWS,
             NAME,
             Decoders.flows(STAGE),
-            Optional.of(CheetahPipeline.flowWatermarks(s.detection())),
+            Optional.of(CheetahPipeline.flowWatermarks(s.config().detection())),
             Flow.class,
             "flows-source");
     checked
@@ -51,7 +55,7 @@ public final class CheetahJob {
         .uid("rejected-sink");
     DataStream<Flow> flows = checked.values();
     SingleOutputStreamOperator<CheetahEvent> events =
-        CheetahPipeline.cheetahs(flows, s.detection());
+        CheetahPipeline.cheetahs(flows, s.config().detection());
     events
         .map(
             e ->
@@ -63,7 +67,8 @@ public final class CheetahJob {
         .sinkTo(KafkaIO.exactlyOnceSink(s.bootstrap(), Topics.CHEETAHS, NAME + "-cheetahs"))
         .name("cheetahs.v1")
         .uid("cheetahs-sink");
-    SingleOutputStreamOperator<Flowset> sets = CheetahPipeline.flowsets(events, s.detection());
+    SingleOutputStreamOperator<Flowset> sets =
+        CheetahPipeline.flowsets(events, s.config().detection());
     sets.map(f -> new KeyedBytes(pairKey(f), Codec.toProto(f).toByteArray()))
         .returns(TypeInformation.of(KeyedBytes.class))
         .name("encode flowsets.v1")

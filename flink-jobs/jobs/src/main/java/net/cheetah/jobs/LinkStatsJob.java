@@ -19,13 +19,18 @@ import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
  * utilisation per link, per T2 window and on a sliding basis (docs/ARCHITECTURE.md, "Burstiness");
  * what its readers refuse goes to flows.rejected.v1 (LinkInputs).
  */
-public final class LinkStatsJob {
+public final class LinkStatsJob implements StreamJob {
   public static final String NAME = "cheetah-link-stats";
 
-  private LinkStatsJob() {}
+  @Override
+  public String name() {
+    return NAME;
+  }
 
-  public static void addTo(
-      StreamExecutionEnvironment env, String bootstrap, CheetahConfig.LinkStats cfg) {
+  @Override
+  public void addTo(StreamExecutionEnvironment env, JobSettings s) {
+    String bootstrap = s.bootstrap();
+    CheetahConfig.LinkStats cfg = s.config().linkStats();
     // The operator keeps each link's clock from its bins: no watermarks.
     KafkaIO.Checked<LinkInput> bins =
         KafkaIO.checked(

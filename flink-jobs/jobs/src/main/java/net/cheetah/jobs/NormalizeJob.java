@@ -17,13 +17,17 @@ import org.apache.flink.util.Collector;
 import org.apache.flink.util.OutputTag;
 
 /** flows.goflow2.v1 → flows.v1 (+ flows.rejected.v1). */
-public final class NormalizeJob {
+public final class NormalizeJob implements StreamJob {
   public static final String NAME = "cheetah-normalize";
   static final OutputTag<KeyedBytes> REJECTED = new OutputTag<>("rejected") {};
 
-  private NormalizeJob() {}
+  @Override
+  public String name() {
+    return NAME;
+  }
 
-  public static void addTo(StreamExecutionEnvironment env, JobSettings s) {
+  @Override
+  public void addTo(StreamExecutionEnvironment env, JobSettings s) {
     SingleOutputStreamOperator<KeyedBytes> flows =
         env.fromSource(
                 KafkaIO.source(s.bootstrap(), Topics.GOFLOW2, NAME),

@@ -31,13 +31,19 @@ import org.apache.flink.util.Collector;
  * flows, with guardrails (docs/REDIRECTS.md). The command path never waits for a checkpoint; the
  * desired rules are checkpointed state.
  */
-public final class RedirectJob {
+public final class RedirectJob implements StreamJob {
   public static final String NAME = "cheetah-redirects";
 
-  private RedirectJob() {}
+  @Override
+  public String name() {
+    return NAME;
+  }
 
-  public static void addTo(
-      StreamExecutionEnvironment env, String bootstrap, RedirectSettings settings, Path keysFile) {
+  @Override
+  public void addTo(StreamExecutionEnvironment env, JobSettings s) {
+    String bootstrap = s.bootstrap();
+    RedirectSettings settings = s.config().redirects().settings();
+    Path keysFile = s.redirectKeysFile();
     RedirectKeys.load(keysFile); // fail at submission, not in a task, if the keys are unusable
     String keys = keysFile.toAbsolutePath().toString();
     KafkaIO.Checked<CheetahSighting> sightings =

@@ -33,16 +33,21 @@ import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
  * is the same in every mode (outside table mode nothing is requested), so a savepoint taken in one
  * mode restores in another.
  */
-public final class ThresholdJob {
+public final class ThresholdJob implements StreamJob {
   public static final String NAME = "cheetah-thresholds";
   // Table requests in flight at once; there is one per new tag per link, so this is never reached
   // in practice, and if it were, requests would wait upstream without holding up R.
   private static final int MAX_TABLES_IN_FLIGHT = 1000;
 
-  private ThresholdJob() {}
+  @Override
+  public String name() {
+    return NAME;
+  }
 
-  public static void addTo(
-      StreamExecutionEnvironment env, String bootstrap, CheetahConfig.Thresholds cfg) {
+  @Override
+  public void addTo(StreamExecutionEnvironment env, JobSettings s) {
+    String bootstrap = s.bootstrap();
+    CheetahConfig.Thresholds cfg = s.config().thresholds();
     KafkaIO.Checked<ThresholdInput> stats =
         KafkaIO.checked(
             env,

@@ -317,7 +317,7 @@ public final class PortSimulation {
         bgOffered,
         bgDropped,
         bgOffered * (double) bgPacketBytes * 8 / measured,
-        Burstiness.coefficientOfVariation(bgBytesPerBin),
+        net.cheetah.core.link.Burstiness.of(bgBytesPerBin),
         cheetahDeliveredBytes,
         cheetahDeliveredBytes * 8.0 / measured,
         cheetahDropped,

@@ -7,7 +7,7 @@ import java.util.List;
 
 /**
  * Reads a link's recorded bins for replay: one bin per line, "bytes" or "bytes,cheetah_bytes"
- * (background = bytes − cheetah_bytes, as probe.bins.v1 carries them). Blank lines and lines
+ * (background as BinBackground defines it, from the probe.bins.v1 fields). Blank lines and lines
  * starting with # are skipped, and so is a header line whose first field is not a number.
  */
 public final class RecordedBinsFile {
@@ -40,7 +40,7 @@ public final class RecordedBinsFile {
       first = false;
       double bytes = field(file, i, fields[0]);
       double cheetah = fields.length > 1 ? field(file, i, fields[1]) : 0;
-      if (bytes < 0 || cheetah < 0 || cheetah > bytes) {
+      if (bytes < 0 || cheetah < 0) {
         throw new IllegalArgumentException(
             file
                 + " line "
@@ -48,9 +48,10 @@ public final class RecordedBinsFile {
                 + ": bytes "
                 + fields[0]
                 + (fields.length > 1 ? " and cheetah bytes " + fields[1] : "")
-                + " must be >= 0 with cheetah bytes <= bytes");
+                + " must be >= 0");
       }
-      bins[n++] = bytes - cheetah;
+      // Cheetah bytes above the bin's leave a background of 0, as in the link-statistics job.
+      bins[n++] = net.cheetah.core.link.BinBackground.bytes(bytes, cheetah, 0);
     }
     if (n == 0) {
       throw new IllegalArgumentException(

@@ -2,6 +2,7 @@ package net.cheetah.threshold;
 
 import java.util.ArrayDeque;
 import java.util.Optional;
+import net.cheetah.core.threshold.ThresholdMode;
 
 /**
  * Feedback mode for one link: corrects the threshold the formula or table chose (the base) from the

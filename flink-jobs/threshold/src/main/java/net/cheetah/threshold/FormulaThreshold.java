@@ -1,5 +1,7 @@
 package net.cheetah.threshold;
 
+import net.cheetah.core.threshold.ThresholdMode;
+
 /**
  * Formula mode of the rate threshold (docs/ARCHITECTURE.md, "Rate threshold R"): R = α_bg (C −
  * r̄_bg).

@@ -1,6 +1,7 @@
 package net.cheetah.threshold;
 
 import java.util.List;
+import net.cheetah.core.threshold.ThresholdMode;
 
 /**
  * Table mode of the rate threshold: the largest cheetah rate whose background loss stays within

@@ -1,6 +1,7 @@
 package net.cheetah.threshold;
 
 import java.util.Objects;
+import net.cheetah.core.threshold.ThresholdMode;
 
 /**
  * A threshold R and why it was chosen; the fields map onto thresholds.v1 (alphaBg, lossAcceptable

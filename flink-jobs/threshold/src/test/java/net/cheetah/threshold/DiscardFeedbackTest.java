@@ -3,6 +3,7 @@ package net.cheetah.threshold;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import java.util.Optional;
+import net.cheetah.core.threshold.ThresholdMode;
 import org.junit.jupiter.api.Test;
 
 class DiscardFeedbackTest {

@@ -3,6 +3,7 @@ package net.cheetah.threshold;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.within;
 
+import net.cheetah.core.threshold.ThresholdMode;
 import org.junit.jupiter.api.Test;
 
 class FormulaThresholdTest {

@@ -2,6 +2,8 @@ package net.cheetah.analytics.links;
 
 import java.util.Arrays;
 import java.util.List;
+import net.cheetah.core.link.BinBackground;
+import net.cheetah.core.link.Burstiness;
 
 /**
  * The last {@code slots} T1 bins of one link, by bin start time: constant memory, O(1) per bin.
@@ -63,9 +65,8 @@ public final class BinRing {
   }
 
   /**
-   * Statistics of the bins with start in [fromMs, toMs). Background per bin = bytes − max(probe
-   * cheetah bytes, bytes of the given NetFlow cheetah spans in the bin), never below 0: the two
-   * sources may see the same flow, so they are not added.
+   * Statistics of the bins with start in [fromMs, toMs): background ({@link BinBackground}, with
+   * the given NetFlow cheetah spans) and its {@link Burstiness}.
    */
   public LinkWindow window(
       String linkId,
@@ -74,11 +75,8 @@ public final class BinRing {
       List<CheetahSpan> spans,
       double capacityBps,
       boolean sliding) {
-    long n = 0;
     double sumAll = 0;
-    double sum = 0;
-    double mean = 0;
-    double m2 = 0; // Welford: sum of squared deviations, stable for large byte counts
+    Burstiness background = new Burstiness();
     for (long start = fromMs; start < toMs; start += t1Ms) {
       int slot = slotOf(start);
       if (starts[slot] != start) {
@@ -88,23 +86,18 @@ public final class BinRing {
       for (CheetahSpan s : spans) {
         netflowCheetah += s.bytesIn(start, start + t1Ms);
       }
-      double bg = Math.max(0, bytes[slot] - Math.max(cheetahBytes[slot], netflowCheetah));
-      n++;
       sumAll += bytes[slot];
-      sum += bg;
-      double delta = bg - mean;
-      mean += delta / n;
-      m2 += delta * (bg - mean);
+      background.add(BinBackground.bytes(bytes[slot], cheetahBytes[slot], netflowCheetah));
     }
+    long n = background.bins();
     double seconds = n * t1Ms / 1000.0;
-    double variance = n == 0 ? 0 : m2 / n;
     return new LinkWindow(
         linkId,
         fromMs,
         toMs,
         n,
-        n == 0 ? 0 : sum * 8 / seconds,
-        mean == 0 ? 0 : Math.sqrt(variance) / mean,
+        n == 0 ? 0 : background.sum() * 8 / seconds,
+        background.value(),
         n == 0 || capacityBps <= 0 ? 0 : sumAll * 8 / seconds / capacityBps,
         capacityBps,
         sliding);

@@ -1,15 +1,14 @@
 package net.cheetah.analytics.links;
 
 /**
- * Statistics of one link over one window of T1 bins (docs/ARCHITECTURE.md, "Burstiness"):
- * background = link bytes minus cheetah bytes, per bin ({@link BinRing}).
+ * Statistics of one link over one window of T1 bins (docs/ARCHITECTURE.md, "Burstiness"; background
+ * per bin as {@link net.cheetah.core.link.BinBackground} defines it).
  *
  * @param startMs window start (inclusive)
  * @param endMs window end (exclusive)
  * @param bins bins present in the window (the probe sends one per T1, zero-byte ones included)
  * @param meanBgBps mean background rate over the bins present, bit/s
- * @param burstiness coefficient of variation (population standard deviation / mean) of background
- *     bytes per bin; 0 when the mean is 0
+ * @param burstiness b, as {@link net.cheetah.core.link.Burstiness} computes it
  * @param utilization mean link rate (all bytes) / capacity
  * @param capacityBps the capacity used
  * @param sliding true for the sliding updates, false for the aligned T2 windows

@@ -3,6 +3,10 @@ package net.cheetah.analytics.links;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.within;
 
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 
@@ -82,6 +86,43 @@ class BinRingTest {
     }
     LinkWindow w = ring.window("l", 0, 1000 * T1, List.of(), 1e10, false);
     assertThat(w.burstiness()).isCloseTo(1.0 / 125_000_000L, within(1e-15));
+  }
+
+  /**
+   * The link-statistics job on the hand-computed cases shared with the simulator and the warehouse
+   * (schemas/testdata/burstiness_cases.json): each bin's NetFlow cheetah bytes arrive as a span
+   * over exactly that bin at the rate that puts them there.
+   */
+  @Test
+  void theSharedHandComputedCases() throws Exception {
+    Path file =
+        Path.of(System.getProperty("cheetah.root", "../.."))
+            .resolve("schemas/testdata/burstiness_cases.json");
+    JsonNode cases = new ObjectMapper().readTree(file.toFile()).get("cases");
+    assertThat(cases.size()).as(file.toString()).isGreaterThan(4);
+    for (JsonNode c : cases) {
+      JsonNode bins = c.get("bins");
+      BinRing ring = new BinRing(T1, bins.size());
+      List<CheetahSpan> spans = new ArrayList<>();
+      for (int i = 0; i < bins.size(); i++) {
+        JsonNode b = bins.get(i);
+        assertThat(ring.add(i * T1, b.get("bytes").asLong(), b.get("cheetah_bytes").asLong()))
+            .isTrue();
+        double netflow = b.get("netflow_cheetah_bytes").asDouble();
+        if (netflow > 0) {
+          spans.add(new CheetahSpan("f" + i, i * T1, (i + 1) * T1, netflow * 8 / (T1 / 1000.0)));
+        }
+      }
+      LinkWindow w = ring.window("l", 0, bins.size() * T1, spans, 1e9, false);
+      double expected = c.get("burstiness").asDouble();
+      assertThat(w.bins()).isEqualTo(bins.size());
+      assertThat(w.burstiness())
+          .as(c.get("name").asText())
+          .isCloseTo(expected, within(1e-12 * Math.max(expected, 1e-300)));
+      assertThat(w.meanBgBps())
+          .as(c.get("name").asText() + ": mean background rate")
+          .isCloseTo(c.get("mean").asDouble() * 8 / (T1 / 1000.0), within(1e-6));
+    }
   }
 
   @Test

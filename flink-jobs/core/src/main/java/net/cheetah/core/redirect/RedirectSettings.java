@@ -43,26 +43,38 @@ public record RedirectSettings(
    */
   public static final long MAX_PREFIX_FILTER_AGE_MS = 30L * 24 * 3600 * 1000;
 
+  /**
+   * Every rule on these settings lives here and only here. Each message starts with the name of the
+   * setting as configured under {@code redirects.} (CheetahConfig.Redirects prefixes it), so an
+   * error names the key to fix.
+   */
   public RedirectSettings {
     linkDevices = Map.copyOf(linkDevices);
     monitoredLinks = Set.copyOf(monitoredLinks);
     protectedPrefixes = List.copyOf(protectedPrefixes);
-    if (maxRulesPerDevice < 1 || maxNewRulesPerMinute < 1 || ruleTtlMs < 1) {
-      throw new IllegalArgumentException("K, the rule rate and the rule TTL must be >= 1");
-    }
-    if (dscp < 0 || dscp > 63) {
-      throw new IllegalArgumentException("DSCP must be 0..63, got " + dscp);
-    }
-    if (prefixFilterLength != 0 && prefixFilterLength != 24 && prefixFilterLength != 32) {
-      throw new IllegalArgumentException(
-          "prefix-filter-length must be 0 (off), 24 or 32, got " + prefixFilterLength);
-    }
-    if (prefixFilterAgeMs < 1 || prefixFilterAgeMs > MAX_PREFIX_FILTER_AGE_MS) {
-      throw new IllegalArgumentException(
-          "prefix-filter-age-ms must be 1.."
-              + MAX_PREFIX_FILTER_AGE_MS
-              + " (30 days: adapters rebuild rules from redirects.commands.v1, kept 31 days), got "
-              + prefixFilterAgeMs);
+    require(maxRulesPerDevice >= 1, "max-rules-per-device must be >= 1", maxRulesPerDevice);
+    require(
+        maxNewRulesPerMinute >= 1, "max-new-rules-per-minute must be >= 1", maxNewRulesPerMinute);
+    require(ruleTtlMs >= 1, "rule-ttl-ms must be >= 1", ruleTtlMs);
+    require(
+        dscp >= 0 && dscp <= 63,
+        "dscp must be 0 (move to the scavenger class) or a DSCP in 1..63",
+        dscp);
+    require(
+        prefixFilterLength == 0 || prefixFilterLength == 24 || prefixFilterLength == 32,
+        "prefix-filter-length must be 0 (off), 24 (IPv4 /24, IPv6 /48) or 32 (host pairs)",
+        prefixFilterLength);
+    require(
+        prefixFilterAgeMs >= 1 && prefixFilterAgeMs <= MAX_PREFIX_FILTER_AGE_MS,
+        "prefix-filter-age-ms must be 1.."
+            + MAX_PREFIX_FILTER_AGE_MS
+            + " (30 days: adapters rebuild their rules from redirects.commands.v1, kept 31 days)",
+        prefixFilterAgeMs);
+  }
+
+  private static void require(boolean ok, String rule, long got) {
+    if (!ok) {
+      throw new IllegalArgumentException(rule + ", got " + got);
     }
   }
 

@@ -87,6 +87,16 @@ public final class Codec {
   }
 
   /** 8-byte big-endian Kafka key. */
+  /** The mode a published R came from, as thresholds.v1 writes it. */
+  public static net.cheetah.schemas.v1.ThresholdMode toProto(
+      net.cheetah.core.threshold.ThresholdMode m) {
+    return switch (m) {
+      case FORMULA -> net.cheetah.schemas.v1.ThresholdMode.THRESHOLD_MODE_FORMULA;
+      case TABLE -> net.cheetah.schemas.v1.ThresholdMode.THRESHOLD_MODE_TABLE;
+      case FEEDBACK -> net.cheetah.schemas.v1.ThresholdMode.THRESHOLD_MODE_FEEDBACK;
+    };
+  }
+
   public static byte[] key(long v) {
     byte[] b = new byte[8];
     for (int i = 0; i < 8; i++) {

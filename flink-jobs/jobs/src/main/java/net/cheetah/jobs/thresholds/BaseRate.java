@@ -3,6 +3,7 @@ package net.cheetah.jobs.thresholds;
 import java.util.Locale;
 import java.util.Optional;
 import net.cheetah.config.CheetahConfig;
+import net.cheetah.core.threshold.ThresholdMode;
 import net.cheetah.threshold.BackgroundTag;
 import net.cheetah.threshold.FormulaParams;
 import net.cheetah.threshold.FormulaThreshold;
@@ -11,7 +12,6 @@ import net.cheetah.threshold.TableLookup;
 import net.cheetah.threshold.TableParams;
 import net.cheetah.threshold.TableThreshold;
 import net.cheetah.threshold.ThresholdDecision;
-import net.cheetah.threshold.ThresholdMode;
 
 /**
  * The R a statistics window gives before SNMP feedback corrects it: the formula, or in table mode

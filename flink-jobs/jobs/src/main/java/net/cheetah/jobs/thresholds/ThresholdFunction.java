@@ -4,9 +4,10 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 import net.cheetah.config.CheetahConfig;
+import net.cheetah.core.threshold.ThresholdMode;
+import net.cheetah.jobs.codec.Codec;
 import net.cheetah.jobs.flink.KeyedBytes;
 import net.cheetah.schemas.v1.Threshold;
-import net.cheetah.schemas.v1.ThresholdMode;
 import net.cheetah.threshold.DiscardFeedback;
 import net.cheetah.threshold.FeedbackParams;
 import net.cheetah.threshold.SnmpPoll;
@@ -139,12 +140,8 @@ public final class ThresholdFunction
                 + Math.round((d.rateBps() - r) / 1e6)
                 + " Mb/s lower"
             : d.reason();
-    ThresholdMode mode =
-        corrected
-            ? ThresholdMode.THRESHOLD_MODE_FEEDBACK
-            : base.fromTable()
-                ? ThresholdMode.THRESHOLD_MODE_TABLE
-                : ThresholdMode.THRESHOLD_MODE_FORMULA;
+    // The base decision says whether R came from a table or the formula.
+    ThresholdMode mode = corrected ? ThresholdMode.FEEDBACK : d.mode();
     if (cfg.tableBase()) {
       publishedFromTable.update(base.fromTable());
     }
@@ -180,7 +177,7 @@ public final class ThresholdFunction
         in.linkId(),
         in.atMs(),
         d.get().rateBps(),
-        ThresholdMode.THRESHOLD_MODE_FEEDBACK,
+        ThresholdMode.FEEDBACK,
         0,
         d.get().measuredLoss(),
         d.get().reason(),
@@ -216,7 +213,7 @@ public final class ThresholdFunction
         Threshold.newBuilder()
             .setLinkId(link)
             .setVersion(version)
-            .setMode(mode)
+            .setMode(Codec.toProto(mode))
             .setRateBps(r)
             .setComputedMs(atMs)
             .setCapacityBps(s.capacityBps())

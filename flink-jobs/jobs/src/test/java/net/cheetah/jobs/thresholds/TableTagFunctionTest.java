@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.within;
 
 import java.util.List;
 import net.cheetah.config.CheetahConfig;
+import net.cheetah.core.threshold.ThresholdMode;
 import org.apache.flink.api.common.typeinfo.TypeInformation;
 import org.apache.flink.runtime.checkpoint.OperatorSubtaskState;
 import org.apache.flink.streaming.api.operators.KeyedProcessOperator;
@@ -133,8 +134,8 @@ class TableTagFunctionTest {
   void noPredictionWhenTurnedOffAndNothingOutsideTableMode() throws Exception {
     CheetahConfig.Thresholds noDays =
         new CheetahConfig.Thresholds(
-            "table",
-            "formula",
+            ThresholdMode.TABLE,
+            ThresholdMode.FORMULA,
             1.0,
             0.1,
             0.001,

@@ -17,7 +17,18 @@ final class ThresholdConfigs {
    */
   static CheetahConfig.Thresholds cfg(String mode, String feedbackBase, double minChange) {
     return new CheetahConfig.Thresholds(
-        mode, feedbackBase, 1.0, 0.1, 0.001, 0.0001, 2, 50e6, 0, minChange, 1e9, table(7));
+        CheetahConfig.Thresholds.MODE.parse(mode),
+        CheetahConfig.Thresholds.FEEDBACK_BASE.parse(feedbackBase),
+        1.0,
+        0.1,
+        0.001,
+        0.0001,
+        2,
+        50e6,
+        0,
+        minChange,
+        1e9,
+        table(7));
   }
 
   /** 3 rates (20, 50, 80 % of C), 2 runs of 2 s per rate, seed 1, T1 100 ms. */
