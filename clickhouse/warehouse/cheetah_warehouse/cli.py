@@ -1,4 +1,4 @@
-"""Command line: serve, query, migrate, wait, report (``--help`` on each)."""
+"""Command line: serve, query, migrate, wait, report, schema ... (``--help`` on each)."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ import sys
 from pathlib import Path
 from typing import Sequence
 
-from . import DEFAULT_MIGRATIONS_DIR, DEFAULT_QUERIES_DIR, DEFAULT_SCHEMAS_DIR, DEFAULT_USERS_DIR, migrations
+from . import DEFAULT_MIGRATIONS_DIR, DEFAULT_QUERIES_DIR, DEFAULT_SCHEMAS_DIR, DEFAULT_TABLES_DIR, DEFAULT_USERS_DIR, migrations
 from .clients import EngineClient, HttpClient, SqlClient
 from .embedded import EmbeddedEngine, EngineConfig, data_directory_owner
 from .errors import DataDirectoryLocked, QueryError, WarehouseError
@@ -45,8 +45,8 @@ def _add_kafka_options(parser: argparse.ArgumentParser, required: bool) -> None:
     parser.add_argument(
         "--kafka-group-prefix",
         metavar="PFX",
-        help="consumer group prefix; groups are PFX.flows, PFX.rejected, PFX.cheetahs, PFX.flowsets "
-        "(template {{kafka_group_prefix}}; default cheetah-warehouse)",
+        help="consumer group prefix; each table's group is PFX.<table> (PFX.flows, PFX.flowsets, ...; "
+        "template {{kafka_group_prefix}}; default cheetah-warehouse)",
     )
     parser.add_argument(
         "--kafka-flush-interval-ms",
@@ -174,7 +174,82 @@ def build_parser() -> argparse.ArgumentParser:
         "--queries", type=Path, default=DEFAULT_QUERIES_DIR, metavar="DIR",
         help=f"report SQL directory (default {DEFAULT_QUERIES_DIR})",
     )
+
+    schema = sub.add_parser(
+        "schema",
+        help="the table declarations (clickhouse/tables): render, check against the migrations, write a migration",
+        description="Each result table is declared once in clickhouse/tables/<table>.yaml; its table, Kafka "
+        "table and views are generated from it (clickhouse/README.md, \"Tables\").",
+    )
+    actions = schema.add_subparsers(dest="schema_command", required=True, metavar="ACTION")
+    render = actions.add_parser("render", help="print the CREATE statements of the declared tables")
+    render.add_argument("table_names", nargs="*", metavar="TABLE", help="only these tables (default: all)")
+    check = actions.add_parser(
+        "check",
+        help="exit 1, naming each difference, when the migrations do not give the declared schema",
+        description="Apply every migration to a scratch database, the declarations to another, and compare "
+        "what ClickHouse reports of both. Exit 0 when they agree, 1 otherwise.",
+    )
+    new_migration = actions.add_parser(
+        "new-migration",
+        help="write the next migration that makes the migrations give the declared schema",
+        description="Write clickhouse/migrations/NNNN_NAME.sql (the next number) with the ALTERs and the "
+        "re-created Kafka table and views that turn what the migrations give into what the tables declare; "
+        "verified by applying it to a scratch database. Writes nothing when they already agree.",
+    )
+    new_migration.add_argument("name", metavar="NAME", help="lower-case name, e.g. flowsets_hops")
+    new_migration.add_argument(
+        "--drop-columns", action="store_true",
+        help="write DROP COLUMN for columns no longer declared (their data is lost); refused otherwise",
+    )
+    for action in (render, check, new_migration):
+        action.add_argument(
+            "--tables", type=Path, default=DEFAULT_TABLES_DIR, metavar="DIR",
+            help=f"table declarations (default {DEFAULT_TABLES_DIR})",
+        )
+        _add_schemas_option(action)
+    for action in (check, new_migration):
+        action.add_argument(
+            "--migrations", type=Path, default=DEFAULT_MIGRATIONS_DIR, metavar="DIR",
+            help=f"migrations directory (default {DEFAULT_MIGRATIONS_DIR})",
+        )
     return parser
+
+
+def _schema(args: argparse.Namespace) -> int:
+    import tempfile
+
+    from .declarations import create_statements, load_declarations, render_sql
+    from .schema_migration import Scratch, differences, write_migration
+
+    declarations = load_declarations(args.tables, args.schemas)
+    if args.schema_command == "render":
+        chosen = [d for d in declarations if not args.table_names or d.table in args.table_names]
+        missing = sorted(set(args.table_names) - {d.table for d in declarations})
+        if missing:
+            raise WarehouseError(f"no declaration for {', '.join(missing)} in {args.tables}")
+        sys.stdout.write(render_sql(create_statements(chosen)))
+        return 0
+    with tempfile.TemporaryDirectory(prefix="cheetah-schema-") as scratch_dir:
+        with EmbeddedEngine(EngineConfig(Path(scratch_dir) / "data", args.schemas)) as engine:
+            scratch = Scratch(engine)
+            if args.schema_command == "check":
+                found = differences(scratch, declarations, args.migrations)
+                if found:
+                    print(f"the migrations in {args.migrations} do not give the schema declared in {args.tables}:", file=sys.stderr)
+                    for line in found:
+                        print(f"  {line}", file=sys.stderr)
+                    print(f"write the migration with: {PROG} schema new-migration NAME", file=sys.stderr)
+                    return 1
+                print(f"the migrations give the declared schema of {len(declarations)} tables", file=sys.stderr)
+                return 0
+            command = f"{PROG} schema new-migration {args.name}"
+            path = write_migration(scratch, declarations, args.migrations, args.name, command, args.drop_columns)
+            if path is None:
+                print("the migrations already give the declared schema; nothing written", file=sys.stderr)
+            else:
+                print(path)
+            return 0
 
 
 def _kafka_values(args: argparse.Namespace) -> dict[str, str | None]:
@@ -268,6 +343,9 @@ def _run(args: argparse.Namespace) -> int:
             with _open_data_dir(args.data, args.schemas) as engine:
                 act(EngineClient(engine))
         return 0
+
+    if args.command == "schema":
+        return _schema(args)
 
     if args.command == "report":
         from .report import QueryFiles, collect, render

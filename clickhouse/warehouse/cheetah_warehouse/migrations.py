@@ -97,16 +97,20 @@ def resolve_variables(given: Mapping[str, str | None]) -> dict[str, str]:
 
 
 def render(migration: Migration, variables: Mapping[str, str]) -> str:
-    def substitute(match: re.Match[str]) -> str:
+    return substitute(migration.text, variables, f"migration {migration.path.name}")
+
+
+def substitute(text: str, variables: Mapping[str, str], origin: str) -> str:
+    """``text`` with its ``{{name}}`` variables replaced; ``origin`` names it in errors."""
+
+    def value(match: re.Match[str]) -> str:
         name = match.group(1)
         if name not in variables:
             option = "--" + name.replace("_", "-")
-            raise WarehouseError(
-                f"migration {migration.path.name} uses {{{{{name}}}}}, which has no value; pass {option}"
-            )
+            raise WarehouseError(f"{origin} uses {{{{{name}}}}}, which has no value; pass {option}")
         return variables[name]
 
-    return TEMPLATE_VARIABLE.sub(substitute, migration.text)
+    return TEMPLATE_VARIABLE.sub(value, text)
 
 
 def split_statements(sql: str) -> list[str]:

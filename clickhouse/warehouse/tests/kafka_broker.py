@@ -103,7 +103,9 @@ def start_broker(work_dir: Path, timeout: float = 90) -> KafkaBroker:
         )
     )
     java = ["java", "-Xms128m", "-Xmx512m", "-XX:TieredStopAtLevel=1", "-cp", f"{jars}/*"]
-    cluster_id = base64.urlsafe_b64encode(uuid.uuid4().bytes).decode().rstrip("=")
+    cluster_id = "-"
+    while cluster_id.startswith("-"):  # a leading '-' is read as an option by kafka-storage (1 start in 64)
+        cluster_id = base64.urlsafe_b64encode(uuid.uuid4().bytes).decode().rstrip("=")
     formatted = subprocess.run(
         [*java, "kafka.tools.StorageTool", "format", "-t", cluster_id, "-c", str(properties)],
         capture_output=True, text=True, timeout=120,

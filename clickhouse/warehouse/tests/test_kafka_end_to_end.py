@@ -15,16 +15,15 @@ from pathlib import Path
 from typing import Any, Callable, Iterator
 
 import pytest
+import yaml
 
+from cheetah_warehouse import DEFAULT_SCHEMAS_DIR
 from tests.cheetah_messages import address, load_messages
 from tests.kafka_broker import KafkaBroker, start_broker
 from tests.warehouse_process import sql, start_warehouse
 
-TOPICS = (
-    "flows.v1", "flows.rejected.v1", "cheetahs.v1", "flowsets.v1", "probe.flights.v1", "probe.bins.v1",
-    "probe.packets.v1", "probe.counters.v1", "snmp.counters.v1", "transfers.v1", "links.stats.v1", "thresholds.v1",
-    "redirects.commands.v1", "redirects.decisions.v1", "redirects.acks.v1", "throughput.v1", "alerts.v1",
-)
+# Every topic the warehouse stores (schemas/topics.yaml, `table` not null).
+TOPICS = tuple(t["name"] for t in yaml.safe_load((DEFAULT_SCHEMAS_DIR / "topics.yaml").read_text())["topics"] if t["table"])
 START_MS = int(time.time() * 1000) - 3_600_000  # an hour ago: inside every TTL
 
 

@@ -4,9 +4,11 @@ from __future__ import annotations
 
 import shutil
 from pathlib import Path
-import pytest
 
-from cheetah_warehouse import DEFAULT_MIGRATIONS_DIR, migrations
+import pytest
+import yaml
+
+from cheetah_warehouse import DEFAULT_MIGRATIONS_DIR, DEFAULT_SCHEMAS_DIR, migrations
 from cheetah_warehouse.clients import EngineClient
 from cheetah_warehouse.embedded import EmbeddedEngine
 from cheetah_warehouse.errors import WarehouseError
@@ -19,36 +21,8 @@ def quiet(_: str) -> None:
     pass
 
 
-def _topics_of_the_platform() -> list[str]:
-    """Every topic name of the platform: schemas/topics.yaml, the one list."""
-    import yaml
-
-    manifest = Path(__file__).resolve().parents[3] / "schemas/topics.yaml"
-    return [t["name"] for t in yaml.safe_load(manifest.read_text())["topics"]]
-
-
-ARCHITECTURE_TOPICS = _topics_of_the_platform()
-
-# Every result topic of schemas/topics.yaml but the raw goflow2 one: table -> (topic, engine, TTL days).
-RESULT_TABLES = {
-    "flows": ("flows.v1", "MergeTree", 30),
-    "rejected": ("flows.rejected.v1", "MergeTree", 90),
-    "probe_flights": ("probe.flights.v1", "MergeTree", 30),
-    "probe_bins": ("probe.bins.v1", "MergeTree", 90),
-    "probe_packets": ("probe.packets.v1", "MergeTree", 7),
-    "probe_counters": ("probe.counters.v1", "MergeTree", 90),
-    "snmp_counters": ("snmp.counters.v1", "MergeTree", 400),
-    "transfers": ("transfers.v1", "MergeTree", 400),
-    "cheetahs": ("cheetahs.v1", "ReplacingMergeTree", 400),
-    "flowsets": ("flowsets.v1", "ReplacingMergeTree", 400),
-    "link_stats": ("links.stats.v1", "ReplacingMergeTree", 400),
-    "thresholds": ("thresholds.v1", "ReplacingMergeTree", 400),
-    "redirect_commands": ("redirects.commands.v1", "ReplacingMergeTree", 400),
-    "redirect_decisions": ("redirects.decisions.v1", "ReplacingMergeTree", 400),
-    "redirect_acks": ("redirects.acks.v1", "ReplacingMergeTree", 400),
-    "throughput": ("throughput.v1", "MergeTree", 400),
-    "alerts": ("alerts.v1", "ReplacingMergeTree", 400),
-}
+# The manifest, read directly (the independent truth): table -> topic, for every stored topic.
+STORED = {t["table"]: t["name"] for t in yaml.safe_load((DEFAULT_SCHEMAS_DIR / "topics.yaml").read_text())["topics"] if t["table"]}
 
 
 @pytest.fixture
@@ -103,8 +77,8 @@ def test_apply_creates_tables_once_and_is_idempotent(client: EngineClient) -> No
     assert rows(client, "SELECT count() FROM schema_migrations") == [[str(len(first))]]
 
     tables = dict(rows(client, "SELECT name, engine FROM system.tables WHERE database = currentDatabase()"))
-    for table, (_, family, _) in RESULT_TABLES.items():
-        assert tables[table] == family
+    for table in STORED:
+        assert tables[table] in ("MergeTree", "ReplacingMergeTree"), table
         assert tables[f"{table}_queue"] == "Kafka"
         assert tables[f"{table}_mv"] == "MaterializedView"
 
@@ -112,14 +86,12 @@ def test_apply_creates_tables_once_and_is_idempotent(client: EngineClient) -> No
 def test_every_data_table_has_a_ttl_and_every_queue_reads_committed_protobuf(client: EngineClient, engine: EmbeddedEngine) -> None:
     migrations.apply(client, DEFAULT_MIGRATIONS_DIR, VARIABLES, log=quiet)
     definitions = dict(rows(client, "SELECT name, engine_full FROM system.tables WHERE database = currentDatabase()"))
-    for table, (_, _, days) in RESULT_TABLES.items():
-        assert "TTL toDateTime(" in definitions[table] and f"toIntervalDay({days})" in definitions[table], definitions[table]
+    for table in STORED:
+        assert "TTL toDateTime(" in definitions[table], definitions[table]
     for name, definition in definitions.items():
         if "MergeTree" in definition and name != "schema_migrations":
             assert " TTL " in definition, f"{name} has no TTL"
-    topics = {topic for topic, _, _ in RESULT_TABLES.values()}
-    assert topics == set(ARCHITECTURE_TOPICS) - {"flows.goflow2.v1"}
-    for table, (topic, _, _) in RESULT_TABLES.items():
+    for table, topic in STORED.items():
         queue = definitions[f"{table}_queue"]
         assert f"kafka_topic_list = '{topic}'" in queue
         assert "kafka_format = 'ProtobufSingle'" in queue
@@ -173,7 +145,7 @@ def test_retarget_points_kafka_tables_at_new_brokers_and_keeps_views(client: Eng
     migrations.apply(client, DEFAULT_MIGRATIONS_DIR, VARIABLES, log=quiet)
     messages: list[str] = []
     changed = retarget(client, "127.0.0.1:10", "another-prefix", log=messages.append)
-    assert changed == sorted(f"{table}_queue" for table in RESULT_TABLES)
+    assert changed == sorted(f"{table}_queue" for table in STORED)
     assert f"kafka table flows_queue: brokers {NO_BROKER} -> 127.0.0.1:10" in messages
     assert any("keeps consumer group 'migrations-test.flows'" in m for m in messages)
     queues = dict(rows(client, "SELECT name, engine_full FROM system.tables WHERE database = currentDatabase() AND engine = 'Kafka'"))
