@@ -9,16 +9,17 @@ import java.util.function.Supplier;
 import net.cheetah.config.CheetahConfig;
 import net.cheetah.core.Topics;
 import net.cheetah.runtime.ChildProcess;
-import net.cheetah.runtime.Component;
 import net.cheetah.runtime.FreePorts;
+import net.cheetah.runtime.ProcessComponent;
 
 /**
- * The goflow2 collector (ingest/goflow2) as a child process: NetFlow v5/v9/IPFIX on UDP
+ * The goflow2 collector (ingest/goflow2) as a child process (stopped with SIGTERM: it flushes its
+ * flows and refused datagrams to Kafka first): NetFlow v5/v9/IPFIX on UDP
  * 127.0.0.1:netflow.udp-port into flows.goflow2.v1, refused datagrams into flows.rejected.v1 (it
  * publishes them itself). Every value it relies on is passed as a flag; ready once it prints its
  * {@code ready} line.
  */
-final class Collector implements Component {
+final class Collector extends ProcessComponent {
   /** How long goflow2 batches flows before sending them to Kafka. */
   static final String FLUSH_FREQUENCY = "500ms";
 
@@ -29,7 +30,6 @@ final class Collector implements Component {
   private final Supplier<String> bootstrap;
   private final Consumer<String> say;
   private final AtomicLong rejected = new AtomicLong();
-  private ChildProcess process;
   private int udpPort;
 
   /**
@@ -121,19 +121,5 @@ final class Collector implements Component {
   /** Datagrams the collector refused since it started. */
   long rejectedDatagrams() {
     return rejected.get();
-  }
-
-  @Override
-  public boolean running() {
-    return process != null && process.isAlive();
-  }
-
-  /** Stops it with SIGTERM: it flushes its flows and refused datagrams to Kafka first. */
-  @Override
-  public void stop() {
-    if (process != null) {
-      process.stop();
-      process = null;
-    }
   }
 }

@@ -9,9 +9,9 @@ import java.util.function.Consumer;
 import java.util.function.Supplier;
 import net.cheetah.config.CheetahConfig;
 import net.cheetah.runtime.ChildProcess;
-import net.cheetah.runtime.Component;
 import net.cheetah.runtime.ConsumerLag;
 import net.cheetah.runtime.FreePorts;
+import net.cheetah.runtime.ProcessComponent;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
 
@@ -20,7 +20,7 @@ import org.apache.kafka.clients.admin.AdminClientConfig;
  * {@code python -m cheetah_warehouse serve}, given every value it relies on as a flag, ready once
  * it prints {@code READY URL}.
  */
-final class Warehouse implements Component {
+final class Warehouse extends ProcessComponent {
   /** Every warehouse consumer group starts with this (its --kafka-group-prefix). */
   static final String GROUP_PREFIX = "cheetah-warehouse";
 
@@ -34,7 +34,6 @@ final class Warehouse implements Component {
   private final boolean freePort;
   private final Supplier<String> bootstrap;
   private final Consumer<String> say;
-  private ChildProcess process;
   private String url = "";
 
   /**
@@ -116,19 +115,6 @@ final class Warehouse implements Component {
     p.put(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap.get());
     try (Admin admin = Admin.create(p)) {
       return ConsumerLag.awaitCaughtUp(admin, GROUP_PREFIX, timeout);
-    }
-  }
-
-  @Override
-  public boolean running() {
-    return process != null && process.isAlive();
-  }
-
-  @Override
-  public void stop() {
-    if (process != null) {
-      process.stop();
-      process = null;
     }
   }
 }
