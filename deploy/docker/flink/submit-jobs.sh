@@ -1,0 +1,36 @@
+#!/bin/bash
+# flink-submit (docker-compose.yml): runs each job of $CHEETAH_JOBS from the shaded jar on the
+# session cluster through its REST API (flink run -m), unless a job of that name is running.
+# Each job's savepoints live in $CHEETAH_SAVEPOINTS/JOB (flink.savepoint-dir); a job that is not
+# running starts from the newest savepoint there, so "stop with savepoint, then run this again"
+# is an upgrade (docs/DEPLOY.md). Jar interface: net.cheetah.jobs.JobMain --job NAME --config
+# FILE --set key=value.
+set -euo pipefail
+rest="${CHEETAH_FLINK_REST:-jobmanager:8081}"
+jar=/opt/flink/usrlib/cheetah-jobs.jar
+config="${CHEETAH_JOBS_CONFIG:-/etc/cheetah/jobs.properties}"
+savepoints="${CHEETAH_SAVEPOINTS:-/flink-data/savepoints}"
+jobs="${CHEETAH_JOBS:?CHEETAH_JOBS lists the jobs to run}"
+[[ -f $config ]] || { echo "flink-submit: no job configuration at $config" >&2; exit 1; }
+
+# The JobManager may still be starting: wait for its REST API, with a deadline.
+deadline=$((SECONDS + ${CHEETAH_SUBMIT_WAIT_S:-300}))
+until running="$(flink list -r -m "$rest" 2>/dev/null)"; do
+  (( SECONDS < deadline )) || { echo "flink-submit: no Flink REST API at $rest after ${CHEETAH_SUBMIT_WAIT_S:-300} s" >&2; exit 1; }
+  sleep 3
+done
+
+for job in $jobs; do
+  if grep -qE " : ${job} \((RUNNING|CREATED|RESTARTING)\)" <<<"$running"; then
+    echo "flink-submit: $job is already running"
+    continue
+  fi
+  dir="$savepoints/$job"
+  mkdir -p "$dir"
+  restore=()
+  newest="$(find "$dir" -mindepth 1 -maxdepth 1 -type d -name 'savepoint-*' -printf '%T@ %p\n' | sort -rn | head -1 | cut -d' ' -f2-)"
+  [[ -z $newest ]] || restore=(--fromSavepoint "file://$newest")
+  echo "flink-submit: $job${newest:+ from $newest}"
+  flink run --detached -m "$rest" "${restore[@]}" --class net.cheetah.jobs.JobMain "$jar" \
+    --job "$job" --config "$config" --set "flink.savepoint-dir=file://$dir"
+done
