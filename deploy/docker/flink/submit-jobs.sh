@@ -1,15 +1,17 @@
 #!/bin/bash
 # flink-submit (docker-compose.yml): runs each job of $CHEETAH_JOBS from the shaded jar on the
 # session cluster through its REST API (flink run -m), unless a job of that name is running.
-# Each job's savepoints live in $CHEETAH_SAVEPOINTS/JOB (flink.savepoint-dir); a job that is not
-# running starts from the newest savepoint there, so "stop with savepoint, then run this again"
-# is an upgrade (docs/DEPLOY.md). Jar interface: net.cheetah.jobs.JobMain --job NAME --config
+# Each job's savepoints live in $CHEETAH_SAVEPOINTS/JOB (flink.savepoint-dir) and its retained
+# checkpoints in $CHEETAH_CHECKPOINTS/JOB (flink.checkpoint-dir); a job that is not running starts
+# from the newest of them, so "stop with savepoint, then run this again" is an upgrade, and after
+# the JobManager died (no HA in compose) the jobs resume from their last checkpoint (docs/DEPLOY.md). Jar interface: net.cheetah.jobs.JobMain --job NAME --config
 # FILE --set key=value.
 set -euo pipefail
 rest="${CHEETAH_FLINK_REST:-jobmanager:8081}"
 jar=/opt/flink/usrlib/cheetah-jobs.jar
 config="${CHEETAH_JOBS_CONFIG:-/etc/cheetah/jobs.properties}"
 savepoints="${CHEETAH_SAVEPOINTS:-/flink-data/savepoints}"
+checkpoints="${CHEETAH_CHECKPOINTS:-/flink-data/checkpoints}"
 jobs="${CHEETAH_JOBS:?CHEETAH_JOBS lists the jobs to run}"
 [[ -f $config ]] || { echo "flink-submit: no job configuration at $config" >&2; exit 1; }
 
@@ -25,12 +27,15 @@ for job in $jobs; do
     echo "flink-submit: $job is already running"
     continue
   fi
-  dir="$savepoints/$job"
-  mkdir -p "$dir"
+  sp="$savepoints/$job" cp="$checkpoints/$job"
+  mkdir -p "$sp" "$cp"
+  # Complete savepoints and retained checkpoints have a _metadata file; the newest one wins.
+  newest="$( { find "$sp" -mindepth 2 -maxdepth 2 -path "$sp/savepoint-*/_metadata" -printf '%T@ %h\n'
+               find "$cp" -mindepth 3 -maxdepth 3 -path "$cp/*/chk-*/_metadata" -printf '%T@ %h\n'; } \
+             | sort -rn | head -1 | cut -d' ' -f2-)"
   restore=()
-  newest="$(find "$dir" -mindepth 1 -maxdepth 1 -type d -name 'savepoint-*' -printf '%T@ %p\n' | sort -rn | head -1 | cut -d' ' -f2-)"
   [[ -z $newest ]] || restore=(--fromSavepoint "file://$newest")
   echo "flink-submit: $job${newest:+ from $newest}"
   flink run --detached -m "$rest" "${restore[@]}" --class net.cheetah.jobs.JobMain "$jar" \
-    --job "$job" --config "$config" --set "flink.savepoint-dir=file://$dir"
+    --job "$job" --config "$config" --set "flink.savepoint-dir=file://$sp" --set "flink.checkpoint-dir=file://$cp"
 done
