@@ -450,3 +450,20 @@ def test_jobs_share_checkpoints_and_savepoints(services):
     keys = props["redirects.keys-file"]
     for n in volume_of:
         assert keys == f"/run/secrets/{'redirect_keys'}" and "redirect_keys" in services[n]["secrets"], n
+
+
+def test_the_kafka_tables_find_their_topics_and_schemas_in_compose(services, manifest):
+    """What the migrations' Kafka engine tables name must exist in this deployment: each topic is
+    one kafka-topics creates (the manifest's), each kafka_schema a file under the directory mounted
+    as ClickHouse's format_schema_path."""
+    sql = "\n".join(p.read_text() for p in sorted((ROOT / "clickhouse" / "migrations").glob("*.sql")))
+    topics = set(re.findall(r"kafka_topic_list\s*=\s*'([^']+)'", sql))
+    schemas = set(re.findall(r"kafka_schema\s*=\s*'([^':]+):", sql))
+    assert topics and schemas, "no Kafka engine table found in clickhouse/migrations"
+    assert topics <= {t["name"] for t in manifest}, f"read by ClickHouse, never created: {sorted(topics - {t['name'] for t in manifest})}"
+    name, s = clickhouse(services)
+    config_file = next(src for src, t in volumes(s) if "/config.d/" in t)
+    schema_path = ET.parse(ROOT / config_file).getroot().findtext("format_schema_path").rstrip("/")
+    source = dict((t, src) for src, t in volumes(s))[schema_path]
+    missing = [f for f in sorted(schemas) if not (ROOT / source / f).is_file()]
+    assert not missing, f"{name}: kafka_schema files not under {source}: {missing}"
