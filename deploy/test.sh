@@ -12,7 +12,8 @@
 #                       images and services run, and on this one
 #   project_checks      pytest deploy/tests: the files against schemas/topics.yaml, clickhouse/,
 #                       dashboards/, pom.xml and APT_PINS (images pinned, COPY sources present,
-#                       topics, ports, users, profiles, secrets)
+#                       topics, ports, users, profiles, secrets), and deploy/kafka_topics.py run as
+#                       the kafka-topics service runs it against a real Kafka 4.2.1 broker
 # Usage: test.sh [--report-dir DIR] [CHECK...]   (default: every check; reports in DIR, default
 #        deploy/.reports). Interpreter: .cheetah/venv/bin/python (CHEETAH_PYTHON overrides).
 # To add a check: write check_NAME (return non-zero on failure, print why) and add NAME to CHECKS.
