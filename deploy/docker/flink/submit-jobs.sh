@@ -6,12 +6,26 @@
 # from the newest of them, so "stop with savepoint, then run this again" is an upgrade, and after
 # the JobManager died (no HA in compose) the jobs resume from their last checkpoint (docs/DEPLOY.md). Jar interface: net.cheetah.jobs.JobMain --job NAME --config
 # FILE --set key=value.
+#
+#   submit-jobs.sh                      submit (the service's command)
+#   submit-jobs.sh --restore-point JOB  print what JOB would restore from ('' = a fresh start)
 set -euo pipefail
 rest="${CHEETAH_FLINK_REST:-jobmanager:8081}"
 jar=/opt/flink/usrlib/cheetah-jobs.jar
 config="${CHEETAH_JOBS_CONFIG:-/etc/cheetah/jobs.properties}"
 savepoints="${CHEETAH_SAVEPOINTS:-/flink-data/savepoints}"
 checkpoints="${CHEETAH_CHECKPOINTS:-/flink-data/checkpoints}"
+
+# The newest complete savepoint or retained checkpoint of a job (both have a _metadata file once
+# complete; a checkpoint cut short by a crash has none and is skipped), '' if there is none.
+restore_point() {
+  local sp="$savepoints/$1" cp="$checkpoints/$1"
+  { [[ ! -d $sp ]] || find "$sp" -mindepth 2 -maxdepth 2 -path "$sp/savepoint-*/_metadata" -printf '%T@ %h\n'
+    [[ ! -d $cp ]] || find "$cp" -mindepth 3 -maxdepth 3 -path "$cp/*/chk-*/_metadata" -printf '%T@ %h\n'
+  } | sort -rn | head -1 | cut -d' ' -f2-
+}
+if [[ ${1:-} == --restore-point ]]; then restore_point "${2:?--restore-point JOB}"; exit 0; fi
+
 jobs="${CHEETAH_JOBS:?CHEETAH_JOBS lists the jobs to run}"
 [[ -f $config ]] || { echo "flink-submit: no job configuration at $config" >&2; exit 1; }
 
@@ -29,10 +43,7 @@ for job in $jobs; do
   fi
   sp="$savepoints/$job" cp="$checkpoints/$job"
   mkdir -p "$sp" "$cp"
-  # Complete savepoints and retained checkpoints have a _metadata file; the newest one wins.
-  newest="$( { find "$sp" -mindepth 2 -maxdepth 2 -path "$sp/savepoint-*/_metadata" -printf '%T@ %h\n'
-               find "$cp" -mindepth 3 -maxdepth 3 -path "$cp/*/chk-*/_metadata" -printf '%T@ %h\n'; } \
-             | sort -rn | head -1 | cut -d' ' -f2-)"
+  newest="$(restore_point "$job")"
   restore=()
   [[ -z $newest ]] || restore=(--fromSavepoint "file://$newest")
   echo "flink-submit: $job${newest:+ from $newest}"
