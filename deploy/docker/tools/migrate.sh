@@ -4,7 +4,7 @@
 # files are recorded in schema_migrations, so a second run changes nothing. The Kafka engine
 # tables it creates read the result topics from CHEETAH_KAFKA_BROKERS.
 set -euo pipefail
-secret=/run/secrets/clickhouse_admin_password
+secret=${CHEETAH_CLICKHOUSE_PASSWORD_FILE:-/run/secrets/clickhouse_admin_password}
 [[ -s $secret ]] || { echo "clickhouse-migrate: the secret clickhouse_admin_password is missing or empty: see deploy/compose/secrets/README.md" >&2; exit 1; }
 url="$(python - "$secret" <<'PY'
 import os, sys, urllib.parse

@@ -1,0 +1,76 @@
+"""The clickhouse-migrate step (deploy/docker/tools/migrate.sh) against a real ClickHouse engine:
+the embedded warehouse's HTTP front (ClickHouse 26.9 in-process) started with no migration
+applied and a users.d file giving the compose admin user `cheetah` the SHA-256 of a password
+full of URL metacharacters, then the script run as the compose service runs it, its password
+read from a secret file. Every migration of clickhouse/migrations must be recorded afterwards, a
+second run must apply nothing, and a wrong password must fail the step."""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import subprocess
+import sys
+
+import pytest
+from compose_files import ROOT
+
+sys.path.insert(0, str(ROOT / "clickhouse" / "warehouse" / "tests"))
+pytest.importorskip("chdb", reason="chdb-core (shared venv) runs the engine")
+from warehouse_process import sql, start_warehouse  # noqa: E402
+
+SCRIPT = ROOT / "deploy" / "docker" / "tools" / "migrate.sh"
+PASSWORD = "p@ss word&x=1/#?%"
+
+
+@pytest.fixture
+def empty_warehouse(tmp_path):
+    no_migrations = tmp_path / "none"
+    no_migrations.mkdir()
+    users = tmp_path / "users.d"
+    users.mkdir()
+    digest = hashlib.sha256(PASSWORD.encode()).hexdigest()
+    (users / "admin.xml").write_text(
+        "<clickhouse><profiles><cheetah_admin><max_execution_time>600</max_execution_time></cheetah_admin>"
+        f"</profiles><users><cheetah><password_sha256_hex>{digest}</password_sha256_hex>"
+        "<profile>cheetah_admin</profile><networks><ip>127.0.0.1</ip></networks></cheetah></users></clickhouse>")
+    w = start_warehouse(tmp_path / "data", extra_args=("--migrations", str(no_migrations), "--users", str(users)))
+    yield w
+    w.stop()
+
+
+def run_step(url: str, secret) -> subprocess.CompletedProcess[str]:
+    env = {**os.environ,
+           "PATH": f"{os.path.dirname(sys.executable)}{os.pathsep}{os.environ['PATH']}",
+           "PYTHONPATH": str(ROOT / "clickhouse" / "warehouse"),
+           "CHEETAH_CLICKHOUSE_URL": url.rstrip("/") + "/",
+           "CHEETAH_CLICKHOUSE_DATABASE": "default",
+           "CHEETAH_CLICKHOUSE_PASSWORD_FILE": str(secret),
+           "CHEETAH_KAFKA_BROKERS": "127.0.0.1:9"}
+    return subprocess.run(["bash", str(SCRIPT)], env=env, capture_output=True, text=True, timeout=240)
+
+
+def test_the_step_applies_every_migration_once(empty_warehouse, tmp_path):
+    secret = tmp_path / "clickhouse_admin_password"
+    secret.write_text(PASSWORD + "\n")
+    files = sorted(p.stem for p in (ROOT / "clickhouse" / "migrations").glob("*.sql"))
+    first = run_step(empty_warehouse.url, secret)
+    assert first.returncode == 0, first.stderr + first.stdout
+    recorded = sql(empty_warehouse.url, "SELECT name FROM schema_migrations FINAL ORDER BY version").split()
+    assert len(recorded) == len(files), (recorded, files)
+    second = run_step(empty_warehouse.url, secret)
+    assert second.returncode == 0, second.stderr
+    assert sql(empty_warehouse.url, "SELECT count() FROM schema_migrations").strip() == str(len(files))
+
+
+def test_a_wrong_password_fails_the_step(empty_warehouse, tmp_path):
+    secret = tmp_path / "wrong"
+    secret.write_text(PASSWORD + "x\n")
+    out = run_step(empty_warehouse.url, secret)
+    assert out.returncode != 0 and "AUTHENTICATION_FAILED" in out.stderr, out.stderr
+
+
+def test_a_missing_secret_is_a_clear_error(empty_warehouse, tmp_path):
+    out = run_step(empty_warehouse.url, tmp_path / "absent")
+    assert out.returncode == 1
+    assert "the secret clickhouse_admin_password is missing or empty" in out.stderr
