@@ -467,3 +467,15 @@ def test_the_kafka_tables_find_their_topics_and_schemas_in_compose(services, man
     source = dict((t, src) for src, t in volumes(s))[schema_path]
     missing = [f for f in sorted(schemas) if not (ROOT / source / f).is_file()]
     assert not missing, f"{name}: kafka_schema files not under {source}: {missing}"
+
+
+def test_the_submitter_runs_every_streaming_job(services):
+    """CHEETAH_JOBS (the jobs flink-submit runs, by the name --job takes and Flink shows) is every
+    streaming job of flink-jobs/jobs: each declares its name once, as its NAME constant."""
+    names = set(re.findall(r'public static final String NAME = "([a-z-]+)";', "".join(
+        p.read_text() for p in (ROOT / "flink-jobs" / "jobs" / "src" / "main" / "java").rglob("*.java"))))
+    assert names, "no job NAME constant found in flink-jobs/jobs"
+    _, submit = service_with(services, lambda s: "submit-jobs.sh" in " ".join(command_args(s)))
+    listed = submit["environment"]["CHEETAH_JOBS"].split()
+    assert len(listed) == len(set(listed)), f"a job listed twice: {listed}"
+    assert set(listed) == names, f"CHEETAH_JOBS {sorted(listed)} vs the jobs' NAME constants {sorted(names)}"
