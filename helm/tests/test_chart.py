@@ -1,0 +1,237 @@
+"""The chart: lint, rendering, schemas of every object, and what it must say (docs/DEPLOY.md,
+"Kubernetes (Helm)"). Expected values come from schemas/topics.yaml, values files and
+clickhouse/users.d read here, never from the chart's own generated data."""
+from __future__ import annotations
+
+import copy
+import re
+import xml.etree.ElementTree as ET
+
+import pytest
+import yaml
+
+import gen_chart_data
+import validate
+from conftest import CHART, ROOT, RENDERINGS, helm, of_kind, render_text
+
+MANIFEST = yaml.safe_load((ROOT / "schemas" / "topics.yaml").read_text())["topics"]
+DEFAULTS = yaml.safe_load((CHART / "values.yaml").read_text())
+PRODUCTION = yaml.safe_load((CHART / "values-production.yaml").read_text())
+JOBS = {"cheetah-normalize", "cheetah-cheetahs", "cheetah-link-stats", "cheetah-thresholds", "cheetah-redirects"}
+
+
+def merged(base: dict, over: dict) -> dict:
+    out = copy.deepcopy(base)
+    for k, v in over.items():
+        out[k] = merged(out[k], v) if isinstance(v, dict) and isinstance(out.get(k), dict) else v
+    return out
+
+
+VALUES = {"defaults": DEFAULTS, "production": merged(DEFAULTS, PRODUCTION)}
+
+
+@pytest.mark.parametrize("values", ["defaults", "production"])
+def test_helm_lint(values):
+    args = ["lint", "--strict", "--kube-version", "1.37.0", str(CHART)] + RENDERINGS[values]
+    out = helm(*args).stdout
+    assert "0 chart(s) failed" in out
+
+
+@pytest.mark.parametrize("name", sorted(RENDERINGS))
+def test_every_rendered_object_matches_the_schema_of_its_kind(rendered, schemas, name):
+    results = validate.validate_all(rendered[name], schemas)
+    failed = [f"{o['kind']}/{o['metadata']['name']}: {d}" for o, s, d in results if s == "failed"]
+    assert not failed, "\n".join(failed)
+    unvalidated = {(o["apiVersion"], o["kind"]) for o, s, _ in results if s == "unvalidated"}
+    # Only the kinds documented as having no published schema go unvalidated.
+    assert unvalidated <= set(validate.NO_PUBLISHED_SCHEMA)
+    validated = {o["kind"] for o, s, _ in results if s == "ok"}
+    assert {"Kafka", "KafkaNodePool", "KafkaTopic", "KafkaUser", "FlinkDeployment", "Deployment",
+            "Service", "Job"} <= validated
+
+
+def test_the_validator_rejects_what_the_operators_would(rendered, schemas):
+    """A validator that cannot fail proves nothing: break rendered objects on purpose."""
+    objs = rendered["defaults"]
+    flink = copy.deepcopy(next(o for o in objs if o["kind"] == "FlinkDeployment"))
+    flink["spec"]["job"]["upgradeMod"] = flink["spec"]["job"].pop("upgradeMode")
+    topic = copy.deepcopy(next(o for o in objs if o["kind"] == "KafkaTopic"))
+    topic["spec"]["partitions"] = "many"
+    pool = copy.deepcopy(next(o for o in objs if o["kind"] == "KafkaNodePool"))
+    pool["spec"]["roles"] = ["zookeeper"]
+    service = copy.deepcopy(next(o for o in objs if o["kind"] == "Service"))
+    service["spec"]["externalTraficPolicy"] = "Local"
+    for broken, needle in ((flink, "upgradeMod"), (topic, "partitions"), (pool, "roles"),
+                           (service, "externalTraficPolicy")):
+        status, detail = validate.validate(broken, schemas)
+        assert status == "failed" and needle in detail, (broken["kind"], status, detail)
+
+
+def test_every_value_is_documented():
+    """Each key of values.yaml has a comment: on the line itself or just above it."""
+    lines = (CHART / "values.yaml").read_text().splitlines()
+    missing = []
+    for i, line in enumerate(lines):
+        if not re.match(r"^\s*[A-Za-z0-9_.-]+:", line):
+            continue
+        above = next((lines[j].strip() for j in range(i - 1, -1, -1) if lines[j].strip()), "")
+        if " #" not in line and not above.startswith("#"):
+            missing.append(f"values.yaml:{i + 1}: {line.strip()}")
+    assert not missing, "values without a comment:\n" + "\n".join(missing)
+
+
+def test_the_charts_topic_data_is_what_the_manifest_generates():
+    assert gen_chart_data.main(["--check"]) == 0, "run helm/gen_chart_data.py"
+
+
+@pytest.mark.parametrize("name", ["defaults", "production"])
+def test_every_manifest_topic_is_a_kafka_topic_with_its_layout(rendered, name):
+    k = VALUES[name]["kafka"]
+    topics = of_kind(rendered[name], "KafkaTopic")
+    assert set(topics) == {t["name"] for t in MANIFEST}
+    for t in MANIFEST:
+        spec = topics[t["name"]]["spec"]
+        assert spec["topicName"] == t["name"]
+        assert spec["partitions"] == k["topics"]["highVolumePartitions" if t["volume"] == "high" else "lowVolumePartitions"]
+        assert spec["replicas"] == k["topics"]["replicas"]
+        cfg = spec["config"]
+        assert cfg["cleanup.policy"] == t["cleanup"]
+        assert cfg["min.insync.replicas"] == k["minInsyncReplicas"]
+        if t["cleanup"] == "compact":
+            assert "retention.ms" not in cfg
+            continue
+        days = t.get("min_retention_days", 0)
+        assert cfg["retention.ms"] == max(k["topics"]["retentionHours"] * 3_600_000, days * 86_400_000)
+        assert cfg["retention.bytes"] == (-1 if days else k["topics"]["retentionBytes"])
+    assert topics["redirects.commands.v1"]["spec"]["config"]["retention.ms"] == 31 * 86_400_000
+    assert topics["thresholds.v1"]["spec"]["config"]["cleanup.policy"] == "compact"
+
+
+def test_a_kafka_user_per_component_may_write_what_it_produces_and_read_what_it_consumes(rendered):
+    users = of_kind(rendered["defaults"], "KafkaUser")
+    want: dict[str, dict[str, set]] = {}
+    for t in MANIFEST:
+        for role, op in (("producers", "Write"), ("consumers", "Read")):
+            for c in t[role]:
+                want.setdefault(gen_chart_data.USERS[c], {"Write": set(), "Read": set(), "built": False})
+                want[gen_chart_data.USERS[c]][op].add(t["name"])
+                want[gen_chart_data.USERS[c]]["built"] |= t.get("built", True)
+    assert set(users) == {u for u, w in want.items() if w["built"]}
+    for name, user in users.items():
+        assert user["spec"]["authentication"]["type"] == "scram-sha-512"
+        got = {"Write": set(), "Read": set()}
+        for acl in user["spec"]["authorization"]["acls"]:
+            r = acl["resource"]
+            if r["type"] == "topic":
+                assert r["patternType"] == "literal"
+                op = "Write" if "Write" in acl["operations"] else "Read"
+                assert set(acl["operations"]) == {op, "Describe"}
+                got[op].add(r["name"])
+            else:
+                # Its own consumer groups and transactional ids only.
+                assert r["patternType"] == "prefix" and r["name"] == name, acl
+        assert got == {"Write": want[name]["Write"], "Read": want[name]["Read"]}, name
+    assert users["cheetah-collector"]["spec"]["authorization"]["acls"][0]["resource"]["name"] == "flows.goflow2.v1"
+
+
+@pytest.mark.parametrize("name", ["defaults", "production"])
+def test_a_flink_deployment_per_job_in_application_mode(rendered, name):
+    v = VALUES[name]
+    deployments = of_kind(rendered[name], "FlinkDeployment")
+    assert set(deployments) == JOBS
+    base = v["objectStore"]["base"]
+    for job, d in deployments.items():
+        assert d["apiVersion"] == "flink.apache.org/v1beta1"
+        spec = d["spec"]
+        assert spec["flinkVersion"] == "v2_2"
+        assert spec["flinkConfiguration"]["high-availability.type"] == "kubernetes"
+        assert spec["flinkConfiguration"]["high-availability.storageDir"] == f"{base}/ha/{job}"
+        assert spec["jobManager"]["replicas"] == v["flink"]["jobManager"]["replicas"]
+        j = spec["job"]
+        assert j["jarURI"] == "local:///opt/flink/usrlib/cheetah-jobs.jar"
+        assert j["entryClass"] == "net.cheetah.jobs.JobMain"
+        assert j["upgradeMode"] == "savepoint" and j["state"] == "running"
+        assert j["args"][:2] == ["--job", job]
+        sets = [j["args"][i + 1] for i, a in enumerate(j["args"]) if a == "--set"]
+        assert f"flink.checkpoint-dir={base}/checkpoints/{job}" in sets
+        assert f"flink.savepoint-dir={base}/savepoints/{job}" in sets
+        assert "kafka.bootstrap=cheetah-kafka-bootstrap:9092" in sets
+        for key, value in v["flink"]["config"].items():
+            assert f"{key}={value}" in sets
+        assert ("redirects.keys-file=/etc/cheetah/keys/redirects.json" in sets) == (job == "cheetah-redirects")
+    key = {"cheetah-normalize": "normalize", "cheetah-cheetahs": "cheetahs"}
+    for job, k in key.items():
+        assert deployments[job]["spec"]["job"]["parallelism"] == v["flink"]["jobs"][k]["parallelism"]
+
+
+def test_the_collector_keeps_the_exporters_source_address(rendered):
+    svc = of_kind(rendered["defaults"], "Service")["cheetah-collector"]["spec"]
+    assert svc["externalTrafficPolicy"] == "Local"
+    assert svc["type"] in ("LoadBalancer", "NodePort")
+    assert [p["protocol"] for p in svc["ports"]] == ["UDP"]
+    dep = of_kind(rendered["defaults"], "Deployment")["cheetah-collector"]
+    args = dep["spec"]["template"]["spec"]["containers"][0]["args"]
+    assert args[args.index("-transport.kafka.topic") + 1] == "flows.goflow2.v1"
+    assert args[args.index("-rejected.kafka.topic") + 1] == "flows.rejected.v1"
+
+
+def test_no_secret_is_rendered_unless_asked_and_then_every_value_is_required(rendered):
+    assert of_kind(rendered["defaults"], "Secret") == {}
+    assert of_kind(rendered["production"], "Secret") == {}
+    assert set(of_kind(rendered["secrets"], "Secret")) == {"cheetah-redirect-keys", "cheetah-clickhouse", "cheetah-s3"}
+    p = helm("template", "cheetah", str(CHART), "--kube-version", "1.37.0", "--set", "secrets.create=true", check=False)
+    assert p.returncode != 0 and "is required with secrets.create" in p.stderr
+
+
+def test_clickhouse_the_dashboards_profile_is_that_of_users_d(rendered):
+    chi = of_kind(rendered["defaults"], "ClickHouseInstallation")["cheetah"]
+    xml = ET.parse(ROOT / "clickhouse" / "users.d" / "cheetah-dashboards.xml").getroot()
+    want = {e.tag: e.text for e in xml.find("profiles/cheetah_dashboards")}
+    got = {k.split("/", 1)[1]: str(v) for k, v in chi["spec"]["configuration"]["profiles"].items()
+           if k.startswith("cheetah_dashboards/")}
+    assert got == want
+    users = chi["spec"]["configuration"]["users"]
+    assert users["dashboards/profile"] == "cheetah_dashboards"
+    assert users["dashboards/k8s_secret_password"] == "cheetah-clickhouse/dashboards-password"
+    assert chi["spec"]["configuration"]["settings"]["kafka/isolation_level"] == "read_committed"
+    keeper = of_kind(rendered["defaults"], "ClickHouseKeeperInstallation")["cheetah-keeper"]
+    assert keeper["spec"]["configuration"]["clusters"][0]["layout"]["replicasCount"] == 3
+
+
+def test_clickhouse_replicas_are_refused_until_the_migrations_write_replicated_tables():
+    p = helm("template", "cheetah", str(CHART), "--kube-version", "1.37.0", "--set", "clickhouse.replicas=2", check=False)
+    assert p.returncode != 0 and "Replicated*MergeTree" in p.stderr
+
+
+def test_the_migrations_job_runs_the_warehouse_runner_against_the_server(rendered):
+    job = of_kind(rendered["defaults"], "Job")["cheetah-clickhouse-migrate"]
+    assert job["metadata"]["annotations"]["helm.sh/hook"] == "post-install,post-upgrade"
+    c = job["spec"]["template"]["spec"]["containers"][0]
+    env = {e["name"]: e.get("value") for e in c["env"]}
+    assert env["CHEETAH_CLICKHOUSE_URL"] == "http://clickhouse-cheetah:8123/"
+    assert env["CHEETAH_KAFKA_BROKERS"] == "cheetah-kafka-bootstrap:9092"
+    assert c["command"] == ["/opt/cheetah/deploy/docker/tools/migrate.sh"]
+
+
+def test_optional_parts(rendered):
+    assert of_kind(rendered["defaults"], "DaemonSet") == {}
+    probe = of_kind(rendered["production"], "DaemonSet")["cheetah-probe"]["spec"]["template"]["spec"]
+    assert probe["hostNetwork"] is True
+    assert probe["nodeSelector"] == PRODUCTION["probe"]["nodeSelector"]
+    deps = of_kind(rendered["production"], "Deployment")
+    assert {"cheetah-adapter-edge-rtr-1", "cheetah-snmp-poller"} <= set(deps)
+    adapter = deps["cheetah-adapter-edge-rtr-1"]["spec"]["template"]["spec"]
+    assert adapter["volumes"][0]["secret"]["secretName"] == "cheetah-redirect-keys"
+
+
+def test_the_superset_values_use_the_charts_secret_and_service():
+    text = (ROOT / "helm" / "superset-values.yaml").read_text()
+    values = yaml.safe_load(text)
+    ref = values["extraEnvRaw"][0]["valueFrom"]["secretKeyRef"]
+    assert (ref["name"], ref["key"]) == (DEFAULTS["secrets"]["clickhouse"], "dashboards-password")
+    assert f"clickhouse-{DEFAULTS['clickhouse']['name']}:8123/{DEFAULTS['clickhouse']['database']}" in values["init"]["initscript"]
+    assert values["image"]["tag"] == DEFAULTS["images"]["tag"]
+
+
+def test_rendering_is_deterministic():
+    assert render_text() == render_text()
