@@ -17,6 +17,10 @@ again and inserts it with the same token: the tables and views that stored it sk
 crash cut off store it. Every MergeTree table of the embedded warehouse remembers the tokens of
 its last ``DEDUPLICATION_WINDOW`` inserts (``non_replicated_deduplication_window``, embedded.py).
 
+Fault injection, for tests only: with ``CHEETAH_WAREHOUSE_KILL_AFTER_WRITES=N`` in its environment
+the process sends itself SIGKILL right after its N-th batch is written, before that batch's offset
+is committed (the point where a Kafka engine table stores a batch twice); tests/test_crash_recovery.py.
+
 A batch that does not decode is written record by record (ProtobufSingle, token
 ``TOPIC/PARTITION/OFFSET``); a record that still does not decode goes to ``rejected`` (stage
 ``warehouse``, reason ``undecodable_protobuf``), as the Kafka tables' views do.
@@ -24,7 +28,9 @@ A batch that does not decode is written record by record (ProtobufSingle, token
 
 from __future__ import annotations
 
+import os
 import re
+import signal
 import sys
 import threading
 import time
@@ -38,7 +44,21 @@ from .errors import QueryError, WarehouseError
 PENDING = re.compile(r"^cheetah-batch (\d+)-(\d+)$")
 DEFAULT_MAX_BATCH_RECORDS = 5000  # below DEDUPLICATION_WINDOW (embedded.py): a batch written record by record fits
 # Errors of the Protobuf input format: the record does not decode (anything else is retried).
-UNDECODABLE_CODES = frozenset({6, 26, 27, 32, 33, 38, 41, 72, 117, 444, 1000})
+UNDECODABLE_CODES = frozenset({6, 26, 27, 32, 33, 38, 41, 72, 117, 444})
+KILL_AFTER_WRITES = "CHEETAH_WAREHOUSE_KILL_AFTER_WRITES"  # fault injection (the module's docstring)
+_writes = 0
+_writes_lock = threading.Lock()
+
+
+def _after_write() -> None:
+    global _writes
+    limit = os.environ.get(KILL_AFTER_WRITES)
+    if not limit:
+        return
+    with _writes_lock:
+        _writes += 1
+        if _writes >= int(limit):
+            os.kill(os.getpid(), signal.SIGKILL)
 
 
 @dataclass(frozen=True)
@@ -180,6 +200,7 @@ class TableConsumer(threading.Thread):
             first, last = batch[0].offset(), batch[-1].offset()
             self._commit(consumer, partition, first, f"cheetah-batch {first}-{last}")
         self._write(partition, batch)
+        _after_write()
         self._commit(consumer, partition, last + 1, None)
         state.pending = None
         del state.records[: len(batch)]
