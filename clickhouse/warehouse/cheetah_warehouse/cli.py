@@ -117,7 +117,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     serve.add_argument(
         "--log-level", default="warning", metavar="LEVEL",
-        help="engine log level for DIR/logs/warehouse.log (default warning; trace for Kafka debugging)",
+        help="engine log level for DIR/logs/warehouse.log (default warning; librdkafka logs to DIR/logs/kafka.log)",
     )
 
     query = sub.add_parser(

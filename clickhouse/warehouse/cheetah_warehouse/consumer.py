@@ -28,6 +28,7 @@ A batch that does not decode is written record by record (ProtobufSingle, token
 
 from __future__ import annotations
 
+import logging
 import os
 import re
 import signal
@@ -97,6 +98,7 @@ class TableConsumer(threading.Thread):
         config: ConsumerConfig,
         stop: threading.Event,
         log: Callable[[str], None],
+        kafka_logger: logging.Logger | None = None,
     ) -> None:
         super().__init__(name=f"consume-{declaration.table}", daemon=True)
         self.engine = engine
@@ -106,13 +108,14 @@ class TableConsumer(threading.Thread):
         self.log = log
         self.group = f"{config.group_prefix}.{declaration.table}"
         self.partitions: dict[int, _Partition] = {}
-        self.failed: BaseException | None = None
+        self.kafka_logger = kafka_logger
 
     # ------------------------------------------------------------ Kafka
 
     def _consumer(self) -> Any:
         from confluent_kafka import Consumer
 
+        options: dict[str, Any] = {"logger": self.kafka_logger} if self.kafka_logger is not None else {}
         return Consumer(
             {
                 "bootstrap.servers": self.config.brokers,
@@ -124,7 +127,8 @@ class TableConsumer(threading.Thread):
                 "auto.offset.reset": "earliest",
                 "isolation.level": "read_committed",  # producers write with transactions
                 "enable.partition.eof": False,
-            }
+            },
+            **options,
         )
 
     def _on_assign(self, consumer: Any, assigned: list[Any]) -> None:
@@ -255,14 +259,22 @@ class Ingest:
         log: Callable[[str], None] = lambda line: print(line, file=sys.stderr, flush=True),
     ) -> None:
         self.stop_event = threading.Event()
-        self.threads = [TableConsumer(engine, d, config, self.stop_event, log) for d in declarations]
+        # librdkafka's own messages (a broker away, reconnects) go to DIR/logs/kafka.log, not stderr.
+        kafka_logger = logging.getLogger("cheetah_warehouse.kafka")
+        kafka_logger.propagate = False
+        if not kafka_logger.handlers:
+            handler = logging.FileHandler(engine.config.data_dir / "logs" / "kafka.log", encoding="utf-8")
+            handler.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(message)s"))
+            kafka_logger.addHandler(handler)
+            kafka_logger.setLevel(logging.INFO)
+        self.threads = [TableConsumer(engine, d, config, self.stop_event, log, kafka_logger) for d in declarations]
 
     def start(self) -> "Ingest":
         for t in self.threads:
             t.start()
         return self
 
-    def stop(self, timeout: float = 60) -> None:
+    def stop(self, timeout: float = 20) -> None:
         """Stop reading; a batch being written is finished (the rest is read again on the next start)."""
         self.stop_event.set()
         deadline = time.monotonic() + timeout
