@@ -6,7 +6,9 @@ do not decode). The warehouse runs as a child process with small batches and mer
 the start (``--stop-merges``: a ReplacingMergeTree merge would hide a row stored twice), and is
 killed with SIGKILL several times while it ingests, then started again: at random moments, and
 (every other time) right after a batch is written and before its offset is committed, where a
-Kafka engine table would store the batch twice. Once it
+Kafka engine table would store the batch twice; then twice more that way while the last flows
+trickle in, so that the batches killed are cut by time and records after them arrive meanwhile
+(a batch written again must keep its boundaries). Once it
 has read everything, EVERY MergeTree-family table it holds is counted without FINAL: each result
 table, ``rejected``, ``redirect_rules`` and every rollup has exactly the rows expected, and the
 rollups' sums equal the sums of the records sent. Expected values come from the records as they
@@ -18,6 +20,7 @@ from __future__ import annotations
 
 import random
 import signal
+import threading
 import time
 from pathlib import Path
 from typing import Any, Callable, Iterator
@@ -34,6 +37,7 @@ from tests.warehouse_process import Warehouse, sql, start_warehouse
 TOPICS = {t["name"]: t["table"] for t in yaml.safe_load((DEFAULT_SCHEMAS_DIR / "topics.yaml").read_text())["topics"] if t["table"]}
 NOW_MS = int(time.time() * 1000) - 3_600_000  # an hour ago: inside every TTL
 KILLS = 8
+TRICKLED = 240  # flows produced a few at a time once the rest is stored
 SEED = random.randrange(1 << 30)
 # Tables not fed from the topics, so not counted against them.
 NOT_FROM_TOPICS = {
@@ -135,10 +139,27 @@ def stored_rows(url: str, tables: list[str]) -> int:
     return int(sql(url, f"SELECT sum(rows) FROM system.parts WHERE active AND database = 'default' AND table IN ({names})").strip() or 0)
 
 
+def trickle(bootstrap: str, topic: str, rows: list[bytes]) -> None:
+    """``rows`` a few at a time, each few in a transaction of its own: a warehouse that has caught
+    up then writes batches cut by its flush interval, not by their size."""
+    from confluent_kafka import Producer
+
+    tx = Producer({"bootstrap.servers": bootstrap, "transactional.id": "crash-test-trickle", "linger.ms": 5})
+    tx.init_transactions(30)
+    for start in range(0, len(rows), 3):
+        tx.begin_transaction()
+        for k, value in enumerate(rows[start : start + 3]):
+            tx.produce(topic, value, partition=(start + k) % PARTITIONS.get(topic, 1))
+        tx.commit_transaction(30)
+        time.sleep(0.4)  # slower than a warehouse starts: the records after a batch arrive after it
+    del tx
+
+
 def test_sigkill_mid_ingest_loses_and_doubles_no_row(broker: KafkaBroker, tmp_path: Path) -> None:
     m = load_messages()
     records = build_records(m)
-    produce(broker.bootstrap, records)
+    late = records["flows.v1"][-TRICKLED:]  # produced while the warehouse has caught up (below)
+    produce(broker.bootstrap, {**records, "flows.v1": records["flows.v1"][:-TRICKLED]})
     n = {TOPICS[t]: len(v) for t, v in records.items()}
     undecodable = sum(len(v) for v in UNDECODABLE.values())
     total = sum(n.values()) + undecodable
@@ -179,6 +200,29 @@ def test_sigkill_mid_ingest_loses_and_doubles_no_row(broker: KafkaBroker, tmp_pa
                 partial_kills += 0 < seen < total
             print(f"kill {kill + 1}: SIGKILL {'after a write, before its commit' if injected else f'with {seen} result rows stored'} (seed {SEED})")
         assert partial_kills >= KILLS // 2, f"only {partial_kills} of {KILLS} kills hit the ingest mid-way (seed {SEED}): make it longer"
+
+        # Batches cut by time, not size: a batch written again after a kill must keep its boundaries
+        # (the records after it have arrived meanwhile). The warehouse catches up, then the last
+        # flows trickle in while it kills itself twice right after a write.
+        warehouse = start_warehouse(data_dir, brokers=broker.bootstrap, group_prefix="crash", extra_args=args, timeout=120)
+        deadline = time.monotonic() + 300
+        while int(sql(warehouse.url, "SELECT count() FROM flows")) < n["flows"] - TRICKLED:
+            assert time.monotonic() < deadline, "the warehouse did not catch up within 300 s:\n" + warehouse.stderr()[-3000:]
+            time.sleep(0.2)
+        warehouse.stop()
+        producer = threading.Thread(target=trickle, args=(broker.bootstrap, "flows.v1", late))
+        producer.start()
+        for kill in range(2):
+            try:
+                warehouse = start_warehouse(data_dir, brokers=broker.bootstrap, group_prefix="crash", extra_args=args,
+                                            timeout=120, extra_env={KILL_AFTER_WRITES: str(rng.randint(2, 4))})
+                warehouse.process.wait(timeout=120)
+                assert warehouse.process.returncode == -signal.SIGKILL, warehouse.stderr()[-3000:]
+            except AssertionError as exc:
+                if "did not print READY" not in str(exc):
+                    raise  # killed itself before READY, else a failure
+            print(f"trickle kill {kill + 1}: SIGKILL after a write, before its commit (seed {SEED})")
+        producer.join(timeout=120)
 
         warehouse = start_warehouse(data_dir, brokers=broker.bootstrap, group_prefix="crash", extra_args=args, timeout=120)
         url = warehouse.url
