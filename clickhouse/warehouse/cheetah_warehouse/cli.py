@@ -103,8 +103,9 @@ def build_parser() -> argparse.ArgumentParser:
         help=f"users.d directory: read-only users for dashboards (default {DEFAULT_USERS_DIR})",
     )
     serve.add_argument(
-        "--tables", type=Path, default=DEFAULT_TABLES_DIR, metavar="DIR",
-        help=f"table declarations: which topic each table stores and how (default {DEFAULT_TABLES_DIR})",
+        "--tables", type=Path, metavar="DIR",
+        help="table declarations: which topic each table stores and how (default: tables/ beside --migrations, "
+        f"{DEFAULT_TABLES_DIR} by default)",
     )
     serve.add_argument(
         "--kafka-max-batch-records", type=_positive_int, default=DEFAULT_MAX_BATCH_RECORDS, metavar="N",

@@ -86,6 +86,7 @@ class _Partition:
     records: list[Any] = field(default_factory=list)  # confluent_kafka Messages, in offset order
     since: float = 0.0  # monotonic time the oldest buffered record arrived
     pending: tuple[int, int] | None = None  # a batch begun before a crash: (first, last) to write again
+    committed: int = -1  # the offset this consumer last committed (-1: none yet)
 
 
 class TableConsumer(threading.Thread):
@@ -136,6 +137,7 @@ class TableConsumer(threading.Thread):
         for tp in committed:
             state = self.partitions.setdefault(tp.partition, _Partition())
             state.records.clear()
+            state.committed = tp.offset if tp.offset >= 0 else -1
             match = PENDING.match(tp.metadata or "")
             state.pending = (int(match.group(1)), int(match.group(2))) if match and tp.offset == int(match.group(1)) else None
             if state.pending:
@@ -206,9 +208,22 @@ class TableConsumer(threading.Thread):
         self._write(partition, batch)
         _after_write()
         self._commit(consumer, partition, last + 1, None)
+        state.committed = last + 1
         state.pending = None
         del state.records[: len(batch)]
         state.since = now
+
+    def _advance(self, consumer: Any, partition: int, state: _Partition) -> None:
+        """With nothing buffered, commit the consumer's position when it is past the last commit:
+        it has skipped commit markers and aborted records there, and a group's lag then reads 0."""
+        from confluent_kafka import TopicPartition
+
+        if state.records or state.pending is not None:
+            return
+        position = consumer.position([TopicPartition(self.d.topic.name, partition)])[0].offset
+        if position >= 0 and position > state.committed:
+            self._commit(consumer, partition, position, None)
+            state.committed = position
 
     # ------------------------------------------------------------ loop
 
@@ -232,6 +247,7 @@ class TableConsumer(threading.Thread):
                     now = time.monotonic()
                     for partition, state in list(self.partitions.items()):
                         self._flush(consumer, partition, state, now)
+                        self._advance(consumer, partition, state)
                     backoff = 1.0
             except Exception as exc:  # noqa: BLE001 - logged, then read again from the committed offsets
                 if self.stop.is_set():

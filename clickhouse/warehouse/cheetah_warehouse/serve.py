@@ -40,7 +40,7 @@ class ServeConfig:
     kafka_flush_interval_ms: str | None
     log_level: str
     users_dir: Path | None = None  # users.d files: read-only dashboard users (users.py)
-    tables_dir: Path | None = None  # table declarations (clickhouse/tables): what each consumer writes
+    tables_dir: Path | None = None  # table declarations (default: tables/ beside migrations_dir): what each consumer writes
     max_batch_records: int = DEFAULT_MAX_BATCH_RECORDS
     stop_merges: Path | None = None  # a SQL file (queries/stop_merges.sql) run before consuming
 
@@ -72,11 +72,10 @@ def serve(config: ServeConfig) -> int:
         drop_kafka_tables(EngineClient(engine))
         if config.stop_merges is not None:
             engine.query(config.stop_merges.read_text(encoding="utf-8"))
-        from . import DEFAULT_TABLES_DIR
-
         ingest = Ingest(
             engine,
-            load_declarations(config.tables_dir or DEFAULT_TABLES_DIR, config.schemas_dir),
+            # The declarations the migrations were written from: tables/ beside them unless given.
+            load_declarations(config.tables_dir or config.migrations_dir.parent / "tables", config.schemas_dir),
             ConsumerConfig(
                 brokers=config.kafka_brokers,
                 group_prefix=config.kafka_group_prefix or str(migrations.VARIABLES["kafka_group_prefix"][2]),

@@ -272,6 +272,19 @@ def test_sigkill_mid_ingest_loses_and_doubles_no_row(broker: KafkaBroker, tmp_pa
         assert sql(url, "SELECT sum(flowsets), sum(singles), sum(flows), sum(bytes) FROM flowsets_site_month") == (
             f"{len(flowsets)}\t{sum(f.single for f in flowsets)}\t{sum(f.n_flows for f in flowsets)}\t{sum(f.bytes for f in flowsets)}\n"
         )
+        # Caught up as Kafka sees it too (Warehouse.awaitCaughtUp in Java reads this): every group
+        # has committed the end of its partitions, past commit markers and the aborted transaction.
+        from confluent_kafka import Consumer, TopicPartition
+
+        behind = {}
+        for topic, table in TOPICS.items():
+            reader = Consumer({"bootstrap.servers": broker.bootstrap, "group.id": f"crash.{table}", "isolation.level": "read_committed"})
+            for tp in reader.committed([TopicPartition(topic, p) for p in range(PARTITIONS.get(topic, 1))], timeout=30):
+                end = reader.get_watermark_offsets(tp, timeout=30)[1]
+                if tp.offset != end:
+                    behind[f"{topic}/{tp.partition}"] = (tp.offset, end)
+            reader.close()
+        assert not behind, f"committed offsets short of the end (committed, end): {behind}"
         replays = warehouse.stderr().count("writing batch")
         print(f"{KILLS} kills ({partial_kills} mid-ingest), {replays} batches written again after a kill, seed {SEED}")
     finally:
