@@ -1,8 +1,10 @@
 """Cheetah's embedded warehouse: the ClickHouse engine in-process (chdb) owning
-a data directory, fed by Kafka engine tables, served over ClickHouse HTTP.
+a data directory, fed by its own Kafka consumer (each row once, also across a
+SIGKILL: consumer.py), served over ClickHouse HTTP.
 
 In distributed mode a ClickHouse server runs the same migrations
-(clickhouse/migrations) and replaces everything here but the CLI's
+(clickhouse/migrations), reads the topics with their Kafka engine tables (at
+least once), and replaces everything here but the CLI's
 ``migrate``, ``query``, ``wait`` and ``report`` commands, which then use --url.
 """
 

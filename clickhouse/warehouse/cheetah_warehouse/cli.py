@@ -10,7 +10,9 @@ from typing import Sequence
 from . import DEFAULT_MIGRATIONS_DIR, DEFAULT_QUERIES_DIR, DEFAULT_SCHEMAS_DIR, DEFAULT_TABLES_DIR, DEFAULT_USERS_DIR, migrations
 from .clients import EngineClient, HttpClient, SqlClient
 from .embedded import EmbeddedEngine, EngineConfig, data_directory_owner
+from .consumer import DEFAULT_MAX_BATCH_RECORDS
 from .errors import DataDirectoryLocked, QueryError, WarehouseError
+from .kafka_tables import NO_BROKER, drop_kafka_tables
 
 PROG = "python -m cheetah_warehouse"
 
@@ -22,6 +24,16 @@ def _port(text: str) -> int:
         raise argparse.ArgumentTypeError(f"{text!r} is not a port number") from None
     if not 0 <= value <= 65535:
         raise argparse.ArgumentTypeError(f"{value} is not in 0..65535 (0 picks a free port)")
+    return value
+
+
+def _positive_int(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not an integer") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"{value} is not positive")
     return value
 
 
@@ -40,7 +52,8 @@ def _add_kafka_options(parser: argparse.ArgumentParser, required: bool) -> None:
         "--kafka-brokers",
         required=required,
         metavar="HOST:PORT[,HOST:PORT]",
-        help="Kafka bootstrap servers the Kafka engine tables read from (template {{kafka_brokers}})",
+        help="Kafka bootstrap servers the warehouse (serve) or a server's Kafka engine tables (migrate --url) "
+        "read from (template {{kafka_brokers}})",
     )
     parser.add_argument(
         "--kafka-group-prefix",
@@ -90,8 +103,22 @@ def build_parser() -> argparse.ArgumentParser:
         help=f"users.d directory: read-only users for dashboards (default {DEFAULT_USERS_DIR})",
     )
     serve.add_argument(
+        "--tables", type=Path, metavar="DIR",
+        help="table declarations: which topic each table stores and how (default: tables/ beside --migrations, "
+        f"{DEFAULT_TABLES_DIR} by default)",
+    )
+    serve.add_argument(
+        "--kafka-max-batch-records", type=_positive_int, default=DEFAULT_MAX_BATCH_RECORDS, metavar="N",
+        help=f"most records written in one batch per partition (default {DEFAULT_MAX_BATCH_RECORDS})",
+    )
+    serve.add_argument(
+        "--stop-merges", action="store_true",
+        help="stop background merges before consuming (queries/stop_merges.sql), so that a row stored twice "
+        "stays visible to a row count: for tests and the demo's stored-once check",
+    )
+    serve.add_argument(
         "--log-level", default="warning", metavar="LEVEL",
-        help="engine log level for DIR/logs/warehouse.log (default warning; trace for Kafka debugging)",
+        help="engine log level for DIR/logs/warehouse.log (default warning; librdkafka logs to DIR/logs/kafka.log)",
     )
 
     query = sub.add_parser(
@@ -287,6 +314,9 @@ def _run(args: argparse.Namespace) -> int:
                 kafka_flush_interval_ms=args.kafka_flush_interval_ms,
                 log_level=args.log_level,
                 users_dir=args.users,
+                tables_dir=args.tables,
+                max_batch_records=args.kafka_max_batch_records,
+                stop_merges=DEFAULT_QUERIES_DIR / "stop_merges.sql" if args.stop_merges else None,
             )
         )
 
@@ -308,7 +338,10 @@ def _run(args: argparse.Namespace) -> int:
         else:
             args.data.mkdir(parents=True, exist_ok=True)
             with _open_data_dir(args.data, args.schemas) as engine:
-                migrations.apply(EngineClient(engine), args.migrations, _kafka_values(args))
+                # A data directory holds no Kafka tables: serve consumes the topics itself (kafka_tables.py).
+                drop_kafka_tables(EngineClient(engine))
+                migrations.apply(EngineClient(engine), args.migrations, {**_kafka_values(args), "kafka_brokers": NO_BROKER})
+                drop_kafka_tables(EngineClient(engine))
         return 0
 
     if args.command == "wait":

@@ -301,20 +301,72 @@ def create_view(d: TableDeclaration) -> str:
     )
 
 
+# An undecodable record as a row of `rejected`: (column, expression) with the record's error,
+# bytes, topic, partition and offset given by the source (Kafka virtual columns, or parameters).
+def _undecodable_items(error: str, payload: str, topic: str, partition: str, offset: str) -> list[tuple[str, str]]:
+    return [
+        ("stage", "'warehouse'"),
+        ("reason", "'undecodable_protobuf'"),
+        ("detail", error),
+        ("payload", payload),
+        ("exporter", "toIPv6('::')"),
+        ("received_at", "now64(3, 'UTC')"),
+        ("source_topic", topic),
+        ("source_partition", partition),
+        ("source_offset", offset),
+    ]
+
+
 def create_undecodable_view(d: TableDeclaration) -> str:
-    return f"""CREATE MATERIALIZED VIEW IF NOT EXISTS {d.undecodable_view} TO {REJECTED_TABLE} AS
-SELECT
-    'warehouse' AS stage,
-    'undecodable_protobuf' AS reason,
-    _error AS detail,
-    _raw_message AS payload,
-    toIPv6('::') AS exporter,
-    now64(3, 'UTC') AS received_at,
-    _topic AS source_topic,
-    toInt32(_partition) AS source_partition,
-    toInt64(_offset) AS source_offset
-FROM {d.queue}
-WHERE length(_error) > 0"""
+    items = _undecodable_items("_error", "_raw_message", "_topic", "toInt32(_partition)", "toInt64(_offset)")
+    select = ",\n    ".join(f"{expr} AS {name}" for name, expr in items)
+    return (
+        f"CREATE MATERIALIZED VIEW IF NOT EXISTS {d.undecodable_view} TO {REJECTED_TABLE} AS\nSELECT\n    {select}\n"
+        f"FROM {d.queue}\nWHERE length(_error) > 0"
+    )
+
+
+# ---------------------------------------------------------------- the embedded warehouse's own consumer
+#
+# The embedded warehouse reads the topics itself (consumer.py) and inserts each batch of records with
+# the statements below: the same select items as the view of the Kafka table, read from the records
+# with the input format Protobuf (length-delimited; one record: ProtobufSingle) instead of from the
+# Kafka table. The settings make a batch idempotent: a repeated token is skipped in the table and in
+# every table fed from it by a view (clickhouse/README.md, "Delivery guarantees").
+
+
+def _dedup_settings(token: str) -> str:
+    if not re.fullmatch(r"[A-Za-z0-9._/:-]+", token):
+        raise WarehouseError(f"insert token {token!r} has characters outside [A-Za-z0-9._/:-]")
+    return (
+        "async_insert = 0, deduplicate_insert = 'enable', insert_deduplicate = 1, "
+        f"deduplicate_blocks_in_dependent_materialized_views = 1, insert_deduplication_token = '{token}'"
+    )
+
+
+def ingest_statement(d: TableDeclaration, input_format: str, token: str) -> str:
+    """INSERT of records given hex-encoded in the parameter ``records`` (``input_format``:
+    Protobuf for length-delimited records, ProtobufSingle for one record)."""
+    if input_format not in ("Protobuf", "ProtobufSingle"):
+        raise WarehouseError(f"input format {input_format!r} is not Protobuf or ProtobufSingle")
+    columns = ", ".join(c.name for c in d.columns)
+    items = ", ".join(c.select_item() for c in d.columns)
+    structure = ", ".join(f.sql() for f in d.fields()).replace("\\", "\\\\").replace("'", "\\'")
+    return (
+        f"INSERT INTO {d.table} ({columns}) SETTINGS format_schema = '{d.topic.message}', {_dedup_settings(token)} "
+        f"SELECT {items} FROM format({input_format}, '{structure}', unhex({{records:String}}))"
+    )
+
+
+def undecodable_statement(token: str) -> str:
+    """INSERT into ``rejected`` of one record that did not decode, given by the parameters
+    ``error``, ``payload`` (hex), ``topic``, ``partition`` and ``offset``."""
+    items = _undecodable_items(
+        "{error:String}", "unhex({payload:String})", "{topic:String}", "{partition:Int32}", "{offset:Int64}"
+    )
+    columns = ", ".join(name for name, _ in items)
+    select = ", ".join(f"{expr} AS {name}" for name, expr in items)
+    return f"INSERT INTO {REJECTED_TABLE} ({columns}) SETTINGS {_dedup_settings(token)} SELECT {select}"
 
 
 def create_statements(declarations: list[TableDeclaration]) -> list[str]:

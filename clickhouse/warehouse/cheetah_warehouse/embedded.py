@@ -17,8 +17,14 @@ Two chdb specifics are handled here:
   so a process opens one engine and closes it when it is done (the CLI runs
   one command per process; tests share one engine per process);
 * server-level settings (``format_schema_path``, the ``<kafka>`` librdkafka
-  block with ``isolation_level = read_committed``, the log) go through a config
-  file generated in the data directory and passed as ``config-file``.
+  block with ``isolation_level = read_committed``, the log, and the insert
+  deduplication window of every MergeTree table) go through a config file
+  generated in the data directory and passed as ``config-file``;
+* inserts are deduplicated only when they ask for it: the consumer's batches
+  carry a token (consumer.py); every other insert runs with
+  ``deduplicate_insert = 'disable'`` (a session default: chdb reads no
+  ``<profiles>`` from the config file), so identical rows inserted twice by a
+  client are both kept, as without a window.
 """
 
 from __future__ import annotations
@@ -37,6 +43,11 @@ from .errors import DataDirectoryLocked, QueryError, WarehouseError
 
 CONFIG_FILE_NAME = "cheetah-warehouse.xml"
 _SETTING_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
+# Inserts each MergeTree table remembers (their tokens or hashes), to skip one written again after
+# a crash (consumer.py): more than the records of one batch, which may be written one by one.
+DEDUPLICATION_WINDOW = 10000
+# Session defaults of the engine's connection; a per-query setting is reset to these, not to ClickHouse's.
+_SESSION_DEFAULTS = {"deduplicate_insert": "disable"}
 _LOG_LEVELS = ("none", "fatal", "critical", "error", "warning", "notice", "information", "debug", "trace", "test")
 
 
@@ -85,6 +96,10 @@ def render_server_config(config: EngineConfig) -> str:
     <isolation_level>read_committed</isolation_level>
     <group_instance_id>cheetah-warehouse</group_instance_id>
   </kafka>
+  <merge_tree>
+    <!-- An insert written again with the same insert_deduplication_token is skipped (consumer.py). -->
+    <non_replicated_deduplication_window>{DEDUPLICATION_WINDOW}</non_replicated_deduplication_window>
+  </merge_tree>
 </clickhouse>
 """
 
@@ -150,6 +165,8 @@ class EmbeddedEngine:
         os.chdir(cfg.schemas_dir)
         try:
             state.conn = chdb.connect(self._connect_string())
+            for name, value in _SESSION_DEFAULTS.items():
+                self._run(state.conn, f"SET {name} = {sql_string(value)}", "TabSeparated", {})
         except RuntimeError as exc:
             os.chdir(state.previous_cwd)
             if "Cannot lock file" in str(exc):
@@ -240,7 +257,8 @@ class EmbeddedEngine:
             finally:
                 # Per-query scope, as on a server without a session: undo what we set.
                 for name in applied:
-                    self._run(conn, f"SET {name} = DEFAULT", "TabSeparated", {})
+                    reset = sql_string(_SESSION_DEFAULTS[name]) if session is None and name in _SESSION_DEFAULTS else "DEFAULT"
+                    self._run(conn, f"SET {name} = {reset}", "TabSeparated", {})
                 if switched:
                     self._run(conn, "USE default", "TabSeparated", {})
 

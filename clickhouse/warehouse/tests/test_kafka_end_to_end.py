@@ -5,7 +5,7 @@ Checks: committed records land with their types converted; an aborted
 transaction's records never do (read_committed); an undecodable record is kept
 in `rejected`; after a clean stop, records produced meanwhile arrive on restart
 exactly once (offsets were committed, the consumer group resumes), including
-when the broker list given on restart differs (the Kafka tables are retargeted).
+when the broker list given on restart differs. (A SIGKILL: test_crash_recovery.py.)
 """
 
 from __future__ import annotations
@@ -155,14 +155,13 @@ def test_transactional_records_land_once_and_aborted_ones_never(
     producer.produce("flows.v1", flow_record(8, 888))
     producer.commit_transaction(30)
 
-    # Same broker under another name: the Kafka tables are retargeted, the groups keep their offsets.
+    # Same broker under another name: the consumer groups keep their offsets.
     renamed = broker.bootstrap.replace("127.0.0.1", "localhost")
     restarted = start_warehouse(data_dir, brokers=renamed, group_prefix="e2e")
     try:
         wait_until(lambda: count(restarted.url, "flows WHERE bytes = 888") == 1, "the record produced while stopped")
         assert count(restarted.url, "flows") == 5  # nothing read twice
         assert count(restarted.url, "rejected") == 2
-        assert f"kafka table flows_queue: brokers {broker.bootstrap} -> {renamed}" in restarted.stderr()
     finally:
         assert restarted.stop() == 0, restarted.stderr()
         del producer

@@ -139,17 +139,14 @@ def test_badly_named_or_failing_files_are_named_in_the_error(client: EngineClien
     assert rows(client, "SELECT count() FROM schema_migrations") == [["0"]]
 
 
-def test_retarget_points_kafka_tables_at_new_brokers_and_keeps_views(client: EngineClient) -> None:
-    from cheetah_warehouse.kafka_retarget import retarget
+def test_embedded_drops_kafka_tables_and_keeps_their_views(client: EngineClient) -> None:
+    from cheetah_warehouse.kafka_tables import drop_kafka_tables
 
     migrations.apply(client, DEFAULT_MIGRATIONS_DIR, VARIABLES, log=quiet)
     messages: list[str] = []
-    changed = retarget(client, "127.0.0.1:10", "another-prefix", log=messages.append)
-    assert changed == sorted(f"{table}_queue" for table in STORED)
-    assert f"kafka table flows_queue: brokers {NO_BROKER} -> 127.0.0.1:10" in messages
-    assert any("keeps consumer group 'migrations-test.flows'" in m for m in messages)
-    queues = dict(rows(client, "SELECT name, engine_full FROM system.tables WHERE database = currentDatabase() AND engine = 'Kafka'"))
-    assert all("kafka_broker_list = '127.0.0.1:10'" in ddl and "kafka_group_name = 'migrations-test." in ddl for ddl in queues.values())
-    views = rows(client, "SELECT arraySort(dependencies_table) FROM system.tables WHERE database = currentDatabase() AND name = 'flows_queue'")
-    assert views == [["['flows_mv','flows_undecodable_rejected_mv']"]]
-    assert retarget(client, "127.0.0.1:10", log=messages.append) == []
+    dropped = drop_kafka_tables(client, log=messages.append)
+    assert dropped == sorted(f"{table}_queue" for table in STORED)
+    assert rows(client, "SELECT count() FROM system.tables WHERE database = currentDatabase() AND engine = 'Kafka'") == [["0"]]
+    assert rows(client, "SELECT count() FROM system.tables WHERE database = currentDatabase() AND name = 'flows_mv'") == [["1"]]
+    assert drop_kafka_tables(client, log=messages.append) == []
+    assert len(messages) == 1

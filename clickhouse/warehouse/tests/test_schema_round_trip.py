@@ -9,6 +9,7 @@ while the rows stored before, and the one produced while it was down, keep their
 
 from __future__ import annotations
 
+import re
 import shutil
 import time
 from pathlib import Path
@@ -109,11 +110,13 @@ def test_a_declared_column_reaches_table_queue_and_view_and_stores_its_field(bro
         wait_until(lambda: sql(url, "SELECT count() FROM flowsets WHERE flowset_id = 'after'") == "1\n", "the flowset with hops")
         assert sql(url, "SELECT flowset_id, hops, n_flows, bytes FROM flowsets ORDER BY flowset_id") == (
             "after\t7\t3\t3000000000\nbefore\t0\t3\t3000000000\nwhile-down\t0\t3\t3000000000\n"
-        )  # each once: the re-created queue continued from the group's committed offset
+        )  # each once: the consumer group continued from its committed offset
         columns = "SELECT name, type FROM system.columns WHERE database = currentDatabase() AND table = '{}' ORDER BY position"
         table = sql(url, columns.format("flowsets")).splitlines()
         assert table[table.index("n_flows\tUInt32") + 1] == "hops\tUInt32"
-        assert "hops\tUInt32" in sql(url, columns.format("flowsets_queue")).splitlines()
+        # The Kafka table a server gets reads the field (the embedded warehouse drops its own and
+        # inserts through the declaration: the row above).
+        assert re.search(r"CREATE TABLE IF NOT EXISTS flowsets_queue\s*\([^)]*\bhops\s+UInt32", migration.read_text())
         view = sql(url, "SELECT as_select FROM system.tables WHERE database = currentDatabase() AND name = 'flowsets_mv' FORMAT TSVRaw")
         assert "n_flows, hops, single" in view
         assert sql(url, "SELECT count() FROM rejected") == "0\n"

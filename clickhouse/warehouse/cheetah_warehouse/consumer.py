@@ -1,0 +1,298 @@
+"""The embedded warehouse's own Kafka consumer: each result topic into its table, each row once,
+also across a SIGKILL (clickhouse/README.md, "Delivery guarantees").
+
+One consumer per declared table (group ``PFX.<table>``, the Kafka tables' groups, so offsets they
+committed are continued), reading committed records only. Records are written in batches, one
+per partition, and a batch is written like this:
+
+1. the consumer group's offset for the partition is committed at the batch's first offset with
+   the metadata ``cheetah-batch FIRST-LAST``: the batch's boundaries survive a crash;
+2. the batch is inserted with ``insert_deduplication_token = TOPIC/PARTITION/FIRST-LAST``
+   (``deduplicate_blocks_in_dependent_materialized_views``: the rollups fed by views check the
+   token too, each on its own);
+3. the offset LAST + 1 is committed without metadata.
+
+A warehouse killed anywhere in between finds the metadata on restart, reads exactly FIRST..LAST
+again and inserts it with the same token: the tables and views that stored it skip it, those the
+crash cut off store it. Every MergeTree table of the embedded warehouse remembers the tokens of
+its last ``DEDUPLICATION_WINDOW`` inserts (``non_replicated_deduplication_window``, embedded.py).
+
+Fault injection, for tests only: with ``CHEETAH_WAREHOUSE_KILL_AFTER_WRITES=N`` in its environment
+the process sends itself SIGKILL right after its N-th batch is written, before that batch's offset
+is committed (the point where a Kafka engine table stores a batch twice); tests/test_crash_recovery.py.
+
+A batch that does not decode is written record by record (ProtobufSingle, token
+``TOPIC/PARTITION/OFFSET``); a record that still does not decode goes to ``rejected`` (stage
+``warehouse``, reason ``undecodable_protobuf``), as the Kafka tables' views do.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import re
+import signal
+import sys
+import threading
+import time
+from dataclasses import dataclass, field
+from typing import Any, Callable
+
+from .declarations import TableDeclaration, ingest_statement, undecodable_statement
+from .embedded import EmbeddedEngine
+from .errors import QueryError, WarehouseError
+
+PENDING = re.compile(r"^cheetah-batch (\d+)-(\d+)$")
+DEFAULT_MAX_BATCH_RECORDS = 5000  # below DEDUPLICATION_WINDOW (embedded.py): a batch written record by record fits
+# Errors of the Protobuf input format: the record does not decode (anything else is retried).
+UNDECODABLE_CODES = frozenset({6, 26, 27, 32, 33, 38, 41, 72, 117, 444})
+KILL_AFTER_WRITES = "CHEETAH_WAREHOUSE_KILL_AFTER_WRITES"  # fault injection (the module's docstring)
+_writes = 0
+_writes_lock = threading.Lock()
+
+
+def _after_write() -> None:
+    global _writes
+    limit = os.environ.get(KILL_AFTER_WRITES)
+    if not limit:
+        return
+    with _writes_lock:
+        _writes += 1
+        if _writes >= int(limit):
+            os.kill(os.getpid(), signal.SIGKILL)
+
+
+@dataclass(frozen=True)
+class ConsumerConfig:
+    brokers: str
+    group_prefix: str
+    flush_interval_s: float = 1.0
+    max_batch_records: int = DEFAULT_MAX_BATCH_RECORDS
+
+
+def _varint(n: int) -> bytes:
+    out = bytearray()
+    while True:
+        byte, n = n & 0x7F, n >> 7
+        if n:
+            out.append(byte | 0x80)
+        else:
+            out.append(byte)
+            return bytes(out)
+
+
+@dataclass
+class _Partition:
+    records: list[Any] = field(default_factory=list)  # confluent_kafka Messages, in offset order
+    since: float = 0.0  # monotonic time the oldest buffered record arrived
+    pending: tuple[int, int] | None = None  # a batch begun before a crash: (first, last) to write again
+    committed: int = -1  # the offset this consumer last committed (-1: none yet)
+
+
+class TableConsumer(threading.Thread):
+    """Consumes one table's topic until ``stop`` is set."""
+
+    def __init__(
+        self,
+        engine: EmbeddedEngine,
+        declaration: TableDeclaration,
+        config: ConsumerConfig,
+        stop: threading.Event,
+        log: Callable[[str], None],
+        kafka_logger: logging.Logger | None = None,
+    ) -> None:
+        super().__init__(name=f"consume-{declaration.table}", daemon=True)
+        self.engine = engine
+        self.d = declaration
+        self.config = config
+        self.stop = stop
+        self.log = log
+        self.group = f"{config.group_prefix}.{declaration.table}"
+        self.partitions: dict[int, _Partition] = {}
+        self.kafka_logger = kafka_logger
+
+    # ------------------------------------------------------------ Kafka
+
+    def _consumer(self) -> Any:
+        from confluent_kafka import Consumer
+
+        options: dict[str, Any] = {"logger": self.kafka_logger} if self.kafka_logger is not None else {}
+        return Consumer(
+            {
+                "bootstrap.servers": self.config.brokers,
+                "group.id": self.group,
+                # Static membership: a restarted warehouse takes its partitions back at once instead
+                # of waiting for the dead member's session to time out.
+                "group.instance.id": f"cheetah-warehouse.{self.d.table}",
+                "enable.auto.commit": False,
+                "auto.offset.reset": "earliest",
+                "isolation.level": "read_committed",  # producers write with transactions
+                "enable.partition.eof": False,
+            },
+            **options,
+        )
+
+    def _on_assign(self, consumer: Any, assigned: list[Any]) -> None:
+        committed = consumer.committed(assigned, timeout=30)
+        for tp in committed:
+            state = self.partitions.setdefault(tp.partition, _Partition())
+            state.records.clear()
+            state.committed = tp.offset if tp.offset >= 0 else -1
+            match = PENDING.match(tp.metadata or "")
+            state.pending = (int(match.group(1)), int(match.group(2))) if match and tp.offset == int(match.group(1)) else None
+            if state.pending:
+                self.log(f"{self.d.table}: {tp.topic}/{tp.partition}: writing batch {state.pending[0]}-{state.pending[1]} again "
+                         "(begun before the warehouse stopped; what was stored of it is skipped)")
+
+    def _on_revoke(self, consumer: Any, revoked: list[Any]) -> None:
+        for tp in revoked:
+            self.partitions.pop(tp.partition, None)
+
+    def _commit(self, consumer: Any, partition: int, offset: int, metadata: str | None) -> None:
+        from confluent_kafka import TopicPartition
+
+        tp = TopicPartition(self.d.topic.name, partition, offset) if metadata is None else TopicPartition(
+            self.d.topic.name, partition, offset, metadata=metadata
+        )
+        consumer.commit(offsets=[tp], asynchronous=False)
+
+    # ------------------------------------------------------------ writing
+
+    def _insert(self, statement: str, params: dict[str, str]) -> None:
+        self.engine.query(statement, params=params)
+
+    def _write(self, partition: int, batch: list[Any]) -> None:
+        topic = self.d.topic.name
+        first, last = batch[0].offset(), batch[-1].offset()
+        values = [m.value() for m in batch if m.value()]  # empty records carry nothing (as the Kafka engine skips them)
+        if not values:
+            return
+        token = f"{topic}/{partition}/{first}-{last}"
+        records = b"".join(_varint(len(v)) + v for v in values)
+        try:
+            self._insert(ingest_statement(self.d, "Protobuf", token), {"records": records.hex()})
+            return
+        except QueryError as exc:
+            if exc.code not in UNDECODABLE_CODES:
+                raise
+        for m in batch:  # some record does not decode: record by record, each with a token of its own
+            if not m.value():
+                continue
+            one = f"{topic}/{partition}/{m.offset()}"
+            try:
+                self._insert(ingest_statement(self.d, "ProtobufSingle", one), {"records": m.value().hex()})
+            except QueryError as exc:
+                if exc.code not in UNDECODABLE_CODES:
+                    raise
+                self._insert(
+                    undecodable_statement(one + "/undecodable"),
+                    {"error": exc.text, "payload": m.value().hex(), "topic": topic,
+                     "partition": str(partition), "offset": str(m.offset())},
+                )
+
+    def _flush(self, consumer: Any, partition: int, state: _Partition, now: float) -> None:
+        if state.pending is not None:
+            first, last = state.pending
+            if not state.records or state.records[-1].offset() < last:
+                return  # the batch is not read in full yet
+            batch = [m for m in state.records if m.offset() <= last]
+        else:
+            if not state.records:
+                return
+            full = len(state.records) >= self.config.max_batch_records
+            if not full and now - state.since < self.config.flush_interval_s:
+                return
+            batch = state.records[: self.config.max_batch_records]
+            first, last = batch[0].offset(), batch[-1].offset()
+            self._commit(consumer, partition, first, f"cheetah-batch {first}-{last}")
+        self._write(partition, batch)
+        _after_write()
+        self._commit(consumer, partition, last + 1, None)
+        state.committed = last + 1
+        state.pending = None
+        del state.records[: len(batch)]
+        state.since = now
+
+    def _advance(self, consumer: Any, partition: int, state: _Partition) -> None:
+        """With nothing buffered, commit the consumer's position when it is past the last commit:
+        it has skipped commit markers and aborted records there, and a group's lag then reads 0."""
+        from confluent_kafka import TopicPartition
+
+        if state.records or state.pending is not None:
+            return
+        position = consumer.position([TopicPartition(self.d.topic.name, partition)])[0].offset
+        if position >= 0 and position > state.committed:
+            self._commit(consumer, partition, position, None)
+            state.committed = position
+
+    # ------------------------------------------------------------ loop
+
+    def run(self) -> None:
+        backoff = 1.0
+        while not self.stop.is_set():
+            consumer = None
+            try:
+                consumer = self._consumer()
+                consumer.subscribe([self.d.topic.name], on_assign=self._on_assign, on_revoke=self._on_revoke)
+                while not self.stop.is_set():
+                    for m in consumer.consume(num_messages=self.config.max_batch_records, timeout=0.2):
+                        if m.error():
+                            if not m.error().retriable() and m.error().fatal():
+                                raise WarehouseError(f"{self.d.table}: Kafka: {m.error()}")
+                            continue
+                        state = self.partitions.setdefault(m.partition(), _Partition())
+                        if not state.records:
+                            state.since = time.monotonic()
+                        state.records.append(m)
+                    now = time.monotonic()
+                    for partition, state in list(self.partitions.items()):
+                        self._flush(consumer, partition, state, now)
+                        self._advance(consumer, partition, state)
+                    backoff = 1.0
+            except Exception as exc:  # noqa: BLE001 - logged, then read again from the committed offsets
+                if self.stop.is_set():
+                    break
+                self.log(f"{self.d.table}: {type(exc).__name__}: {exc}; reading again from the committed offset in {backoff:g} s")
+                self.partitions.clear()
+                self.stop.wait(backoff)
+                backoff = min(backoff * 2, 30.0)
+            finally:
+                if consumer is not None:
+                    try:
+                        consumer.close()  # static member: its partitions wait for the restart
+                    except Exception:  # noqa: BLE001
+                        pass
+
+
+class Ingest:
+    """Every declared table's consumer, started and stopped together."""
+
+    def __init__(
+        self,
+        engine: EmbeddedEngine,
+        declarations: list[TableDeclaration],
+        config: ConsumerConfig,
+        log: Callable[[str], None] = lambda line: print(line, file=sys.stderr, flush=True),
+    ) -> None:
+        self.stop_event = threading.Event()
+        # librdkafka's own messages (a broker away, reconnects) go to DIR/logs/kafka.log, not stderr.
+        kafka_logger = logging.getLogger("cheetah_warehouse.kafka")
+        kafka_logger.propagate = False
+        if not kafka_logger.handlers:
+            handler = logging.FileHandler(engine.config.data_dir / "logs" / "kafka.log", encoding="utf-8")
+            handler.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(message)s"))
+            kafka_logger.addHandler(handler)
+            kafka_logger.setLevel(logging.INFO)
+        self.threads = [TableConsumer(engine, d, config, self.stop_event, log, kafka_logger) for d in declarations]
+
+    def start(self) -> "Ingest":
+        for t in self.threads:
+            t.start()
+        return self
+
+    def stop(self, timeout: float = 20) -> None:
+        """Stop reading; a batch being written is finished (the rest is read again on the next start)."""
+        self.stop_event.set()
+        deadline = time.monotonic() + timeout
+        for t in self.threads:
+            t.join(max(0.0, deadline - time.monotonic()))
