@@ -11,6 +11,7 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import net.cheetah.config.CheetahConfig;
+import net.cheetah.jobs.ConfigOptions;
 import net.cheetah.jobs.analyze.AnalyzeCsv;
 import net.cheetah.jobs.analyze.AnalyzeJob;
 import net.cheetah.jobs.analyze.NfdumpDecoder;

@@ -15,6 +15,7 @@ import java.util.concurrent.Callable;
 import net.cheetah.config.CheetahConfig;
 import net.cheetah.core.Topics;
 import net.cheetah.core.flow.Ids;
+import net.cheetah.jobs.ConfigOptions;
 import net.cheetah.jobs.analyze.NfdumpDecoder;
 import net.cheetah.jobs.analyze.NfdumpLine;
 import net.cheetah.jobs.codec.Codec;

@@ -5,6 +5,7 @@ import java.util.Map;
 import java.util.concurrent.Callable;
 import net.cheetah.config.CheetahConfig;
 import net.cheetah.config.Key;
+import net.cheetah.jobs.ConfigOptions;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
@@ -42,7 +43,7 @@ final class ConfigCommand implements Callable<Integer> {
       return 0;
     }
     Map<String, String> effective =
-        CheetahConfig.effectiveValues(java.util.Optional.ofNullable(config.file), config.overrides);
+        CheetahConfig.effectiveValues(config.file(), config.overrides());
     config.load(); // validates the values, not only the keys
     Map<String, String> defaults = CheetahConfig.defaultValues();
     effective.forEach(

@@ -12,6 +12,7 @@ import java.util.Map;
 import java.util.concurrent.Callable;
 import net.cheetah.config.CheetahConfig;
 import net.cheetah.config.CheetahConfig.Detection;
+import net.cheetah.jobs.ConfigOptions;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;

@@ -12,13 +12,13 @@ import java.util.TreeMap;
 import java.util.concurrent.CompletableFuture;
 import java.util.function.Consumer;
 import net.cheetah.config.CheetahConfig;
+import net.cheetah.jobs.flink.JobEnvironment;
 import net.cheetah.jobs.flink.RestartStrategy;
 import net.cheetah.runtime.Component;
 import net.cheetah.runtime.EmbeddedFlink;
 import net.cheetah.runtime.JobWatch;
 import org.apache.flink.api.common.JobID;
 import org.apache.flink.api.common.JobStatus;
-import org.apache.flink.core.execution.CheckpointingMode;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 
 /**
@@ -78,7 +78,7 @@ final class FlinkJobs implements Component {
     EmbeddedFlink.Config fc =
         EmbeddedFlink.Config.defaults(data)
             .withTaskSlots(cfg.flink().slots())
-            .withOverrides(RestartStrategy.settings(cfg.flink().restarts()));
+            .withOverrides(JobEnvironment.settings(cfg, data));
     flink =
         new EmbeddedFlink(freePorts ? fc.withFreePorts() : fc.withRestPort(cfg.flink().restPort()));
     flink.start();
@@ -104,13 +104,13 @@ final class FlinkJobs implements Component {
   }
 
   /**
-   * Builds a job on a fresh environment (checkpoints every flink.checkpoint-interval-ms, exactly
-   * once, parallelism 1), resumes it from its last savepoint if it has one, submits and watches it.
+   * Builds a job on a fresh environment set up as on any cluster ({@link JobEnvironment}:
+   * exactly-once checkpoints, retained checkpoints, parallelism, restart strategy), resumes it from
+   * its last savepoint if it has one, submits and watches it.
    */
   void submit(String name, Consumer<StreamExecutionEnvironment> build) throws IOException {
     StreamExecutionEnvironment env = flink.newEnvironment();
-    env.enableCheckpointing(cfg.flink().checkpointIntervalMs(), CheckpointingMode.EXACTLY_ONCE);
-    env.setParallelism(1);
+    JobEnvironment.configure(env, cfg, data);
     build.accept(env);
     Path marker = savepointMarker(name);
     Optional<EmbeddedFlink.SavepointRestore> restore = Optional.empty();
@@ -188,7 +188,7 @@ final class FlinkJobs implements Component {
         say.accept("stopping " + j.getKey() + " with a savepoint");
         Path dir = savepointMarker(j.getKey()).getParent();
         Files.createDirectories(dir);
-        String path = flink.stopWithSavepoint(j.getValue(), dir, Duration.ofSeconds(120));
+        String path = flink.stopWithSavepoint(j.getValue(), Duration.ofSeconds(120));
         Files.writeString(savepointMarker(j.getKey()), path + "\n");
       }
       synchronized (this) {

@@ -4,6 +4,7 @@ import java.time.Duration;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CompletableFuture;
 import net.cheetah.config.CheetahConfig;
+import net.cheetah.jobs.ConfigOptions;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 

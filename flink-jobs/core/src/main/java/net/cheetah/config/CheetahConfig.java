@@ -146,8 +146,24 @@ public record CheetahConfig(
     }
   }
 
-  /** The MiniCluster every job runs on. */
-  public record Flink(int restPort, int slots, long checkpointIntervalMs, Restarts restarts) {
+  /**
+   * How every job runs on Flink: the embedded MiniCluster's port and slots, and what each job's
+   * environment gets wherever it runs (embedded, a session cluster, Kubernetes; {@code
+   * JobEnvironment} in the jobs module applies it): exactly-once checkpoints every {@code
+   * checkpointIntervalMs} into {@code checkpointDir}, the newest {@code checkpointsRetained} of
+   * them kept (also after a cancel or a crash), savepoints into {@code savepointDir}, {@code
+   * parallelism} and the restart strategy {@code restarts}. An empty directory means one under
+   * data-dir/flink ({@link #checkpointDirectory}).
+   */
+  public record Flink(
+      int restPort,
+      int slots,
+      long checkpointIntervalMs,
+      String checkpointDir,
+      String savepointDir,
+      int checkpointsRetained,
+      int parallelism,
+      Restarts restarts) {
     public static final Key<Integer> REST_PORT =
         Key.port("flink.rest-port", "18081", "the MiniCluster's REST API and web UI");
     public static final Key<Integer> SLOTS =
@@ -158,18 +174,86 @@ public record CheetahConfig(
                 "2000",
                 "checkpoint interval; exactly-once results are committed at each checkpoint")
             .check(v -> v > 0, "> 0");
-    public static final List<Key<?>> KEYS = List.of(REST_PORT, SLOTS, CHECKPOINT_INTERVAL_MS);
+    public static final Key<String> CHECKPOINT_DIR =
+        Key.text(
+                "flink.checkpoint-dir",
+                "",
+                "where every job's checkpoints go, a URI every JobManager and TaskManager reaches"
+                    + " (file:///shared/path, s3://bucket/path); empty: file://DATA-DIR/flink/"
+                    + "checkpoints")
+            .check(CheetahConfig::isDirectoryUri, "empty or a URI with a scheme, e.g. file:///x");
+    public static final Key<String> SAVEPOINT_DIR =
+        Key.text(
+                "flink.savepoint-dir",
+                "",
+                "where savepoints go when none is named (stop with a savepoint), a URI like"
+                    + " flink.checkpoint-dir; empty: file://DATA-DIR/flink/savepoints")
+            .check(CheetahConfig::isDirectoryUri, "empty or a URI with a scheme, e.g. file:///x");
+    public static final Key<Integer> CHECKPOINTS_RETAINED =
+        Key.integer(
+                "flink.checkpoints-retained",
+                "2",
+                "completed checkpoints kept per job, also after a cancel or a crash: the newest to"
+                    + " resume from, and one before it should the newest be damaged")
+            .check(v -> v >= 1, ">= 1");
+    public static final Key<Integer> PARALLELISM =
+        Key.integer(
+                "flink.parallelism",
+                "1",
+                "parallelism of every job: each takes this many task slots (embedded:"
+                    + " flink.slots must hold them all); more than a topic's partitions is idle")
+            .check(v -> v >= 1, ">= 1");
+    public static final List<Key<?>> KEYS =
+        List.of(
+            REST_PORT,
+            SLOTS,
+            CHECKPOINT_INTERVAL_MS,
+            CHECKPOINT_DIR,
+            SAVEPOINT_DIR,
+            CHECKPOINTS_RETAINED,
+            PARALLELISM);
 
     public Flink {
       REST_PORT.require(restPort);
       SLOTS.require(slots);
       CHECKPOINT_INTERVAL_MS.require(checkpointIntervalMs);
+      CHECKPOINT_DIR.require(Objects.requireNonNull(checkpointDir, CHECKPOINT_DIR.name()));
+      SAVEPOINT_DIR.require(Objects.requireNonNull(savepointDir, SAVEPOINT_DIR.name()));
+      CHECKPOINTS_RETAINED.require(checkpointsRetained);
+      PARALLELISM.require(parallelism);
       Objects.requireNonNull(restarts, "restarts");
     }
 
     static Flink from(Values v) {
       return new Flink(
-          v.get(REST_PORT), v.get(SLOTS), v.get(CHECKPOINT_INTERVAL_MS), Restarts.from(v));
+          v.get(REST_PORT),
+          v.get(SLOTS),
+          v.get(CHECKPOINT_INTERVAL_MS),
+          v.get(CHECKPOINT_DIR),
+          v.get(SAVEPOINT_DIR),
+          v.get(CHECKPOINTS_RETAINED),
+          v.get(PARALLELISM),
+          Restarts.from(v));
+    }
+
+    /** flink.checkpoint-dir, or {@code file://DATA/flink/checkpoints} (absolute) when empty. */
+    public String checkpointDirectory(Path dataDir) {
+      return orUnder(checkpointDir, dataDir, "checkpoints");
+    }
+
+    /** flink.savepoint-dir, or {@code file://DATA/flink/savepoints} (absolute) when empty. */
+    public String savepointDirectory(Path dataDir) {
+      return orUnder(savepointDir, dataDir, "savepoints");
+    }
+
+    private static String orUnder(String configured, Path dataDir, String name) {
+      if (!configured.isBlank()) {
+        return configured;
+      }
+      // toUri() ends with '/' only if the directory exists: the same text either way.
+      String uri =
+          dataDir.resolve("flink").resolve(name).toAbsolutePath().normalize().toUri().toString();
+      return uri.endsWith("/") ? uri.substring(0, uri.length() - 1) : uri;
     }
   }
 
@@ -781,7 +865,9 @@ public record CheetahConfig(
               "Detection: [NetFlow cheetah](docs/ARCHITECTURE.md#netflow-cheetah), [parallel flowset](docs/ARCHITECTURE.md#parallel-flowset)",
               Detection.KEYS),
           new Section("Kafka", Kafka.KEYS),
-          new Section("Flink: the MiniCluster", Flink.KEYS),
+          new Section(
+              "Flink: the MiniCluster, and every job wherever it runs (see [The job jar](#the-job-jar))",
+              Flink.KEYS),
           new Section(
               "Restarts: how every failing job restarts (see [Restarts](#restarts))",
               Restarts.KEYS),
@@ -872,6 +958,19 @@ public record CheetahConfig(
               + String.join(", ", BY_NAME.keySet()));
     }
     v.put(key, value);
+  }
+
+  /** Empty, or a URI with a scheme (file:///..., s3://...): Flink needs to know the file system. */
+  private static boolean isDirectoryUri(String text) {
+    if (text.isEmpty()) {
+      return true;
+    }
+    try {
+      java.net.URI uri = new java.net.URI(text);
+      return uri.getScheme() != null && uri.getScheme().length() > 1 && uri.getPath() != null;
+    } catch (java.net.URISyntaxException e) {
+      return false;
+    }
   }
 
   private static void require(boolean ok, String message) {

@@ -64,6 +64,38 @@ class ConfigKeysTest {
   }
 
   @Test
+  void flinkDirectoriesAreUrisAndDefaultUnderTheDataDirectory() {
+    CheetahConfig.Flink d = CheetahConfig.defaultConfig().flink();
+    assertThat(d.checkpointDirectory(java.nio.file.Path.of("/var/cheetah")))
+        .isEqualTo("file:///var/cheetah/flink/checkpoints");
+    assertThat(d.savepointDirectory(java.nio.file.Path.of("/var/cheetah")))
+        .isEqualTo("file:///var/cheetah/flink/savepoints");
+    assertThat(d.checkpointsRetained()).isEqualTo(2);
+    assertThat(d.parallelism()).isEqualTo(1);
+    CheetahConfig.Flink set =
+        CheetahConfig.load(
+                Optional.empty(),
+                Map.of(
+                    "flink.checkpoint-dir", "s3://bucket/chk",
+                    "flink.savepoint-dir", "file:///srv/sp",
+                    "flink.checkpoints-retained", "3",
+                    "flink.parallelism", "2"))
+            .flink();
+    assertThat(set.checkpointDirectory(java.nio.file.Path.of("/ignored")))
+        .isEqualTo("s3://bucket/chk");
+    assertThat(set.savepointDirectory(java.nio.file.Path.of("/ignored")))
+        .isEqualTo("file:///srv/sp");
+    assertThat(set.checkpointsRetained()).isEqualTo(3);
+    assertThat(set.parallelism()).isEqualTo(2);
+    assertThatThrownBy(
+            () -> CheetahConfig.load(Optional.empty(), Map.of("flink.checkpoint-dir", "/tmp/x")))
+        .hasMessageContaining("flink.checkpoint-dir must be empty or a URI with a scheme");
+    assertThatThrownBy(
+            () -> CheetahConfig.load(Optional.empty(), Map.of("flink.checkpoints-retained", "0")))
+        .hasMessageContaining("flink.checkpoints-retained must be >= 1");
+  }
+
+  @Test
   void recordsCheckTheirKeysRulesWhenBuiltDirectly() {
     assertThatThrownBy(() -> new CheetahConfig.Detection(0, 60_000, 30_000, 10_000, 0, 0, 0, 0))
         .hasMessage("detection.h-bytes must be > 0, got 0");

@@ -47,7 +47,8 @@ import org.slf4j.LoggerFactory;
 
 /**
  * A Flink MiniCluster inside this JVM that runs several independent jobs, listening on 127.0.0.1
- * only, with checkpoints and savepoints under {@code <dataDirectory>/flink}.
+ * only, with checkpoints and savepoints under {@code <dataDirectory>/flink} unless its overrides
+ * name other (local) directories.
  *
  * <p>Jobs are built on a {@link StreamExecutionEnvironment} (ideally from {@link
  * #newEnvironment()}) and handed to {@link #submit}, which compiles the StreamGraph to a JobGraph
@@ -69,7 +70,9 @@ public final class EmbeddedFlink implements AutoCloseable {
    * @param taskSlots slots of the single TaskManager (every job's parallelism counts)
    * @param managedMemory managed memory of the TaskManager (RocksDB, batch operators)
    * @param metricsRefresh how old the REST API's job metrics may be ({@link #progress})
-   * @param overrides Flink settings applied last
+   * @param overrides Flink settings applied last; {@code execution.checkpointing.dir} and {@code
+   *     execution.checkpointing.savepoint-dir}, when set, must be file: URIs and replace the
+   *     directories under {@code <dataDirectory>/flink}
    */
   public record Config(
       Path dataDirectory,
@@ -95,6 +98,8 @@ public final class EmbeddedFlink implements AutoCloseable {
         throw new IllegalArgumentException("Flink REST port " + restPort + " outside 0..65535");
       }
       overrides = Map.copyOf(overrides);
+      localDirectory(overrides, CheckpointingOptions.CHECKPOINTS_DIRECTORY.key()); // fail early
+      localDirectory(overrides, CheckpointingOptions.SAVEPOINT_DIRECTORY.key());
     }
 
     public static Config defaults(Path dataDirectory) {
@@ -150,12 +155,40 @@ public final class EmbeddedFlink implements AutoCloseable {
       return dataDirectory.resolve("flink");
     }
 
+    /**
+     * Where jobs' checkpoints go: the override of execution.checkpointing.dir, or
+     * flink/checkpoints.
+     */
     public Path checkpointDirectory() {
-      return flinkDirectory().resolve("checkpoints");
+      return localDirectory(overrides, CheckpointingOptions.CHECKPOINTS_DIRECTORY.key())
+          .orElse(flinkDirectory().resolve("checkpoints"));
     }
 
+    /**
+     * Where savepoints go: the override of execution.checkpointing.savepoint-dir, or
+     * flink/savepoints.
+     */
     public Path savepointDirectory() {
-      return flinkDirectory().resolve("savepoints");
+      return localDirectory(overrides, CheckpointingOptions.SAVEPOINT_DIRECTORY.key())
+          .orElse(flinkDirectory().resolve("savepoints"));
+    }
+
+    /** The directory an override names, if it names one: the MiniCluster's disk is local. */
+    private static Optional<Path> localDirectory(Map<String, String> overrides, String key) {
+      String value = overrides.getOrDefault(key, "").strip();
+      if (value.isEmpty()) {
+        return Optional.empty();
+      }
+      URI uri = URI.create(value);
+      if (!"file".equals(uri.getScheme())) {
+        throw new IllegalArgumentException(
+            "The embedded Flink cluster keeps checkpoints and savepoints on this machine: "
+                + key
+                + " must be a file: URI (e.g. file:///var/lib/cheetah/checkpoints), got "
+                + value
+                + ". Remote storage (s3://) is for jobs on a cluster with its file system plugin.");
+      }
+      return Optional.of(Path.of(uri));
     }
   }
 

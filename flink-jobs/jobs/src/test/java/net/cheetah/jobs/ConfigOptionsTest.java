@@ -1,4 +1,4 @@
-package net.cheetah.cli;
+package net.cheetah.jobs;
 
 import static org.assertj.core.api.Assertions.assertThat;
 

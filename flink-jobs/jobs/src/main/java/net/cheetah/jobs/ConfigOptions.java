@@ -1,4 +1,4 @@
-package net.cheetah.cli;
+package net.cheetah.jobs;
 
 import java.nio.file.Path;
 import java.util.LinkedHashMap;
@@ -7,8 +7,11 @@ import java.util.Optional;
 import net.cheetah.config.CheetahConfig;
 import picocli.CommandLine.Option;
 
-/** --config and --set, shared by every command. */
-final class ConfigOptions {
+/**
+ * --config and --set: the one parser of Cheetah's configuration options, a picocli mixin shared by
+ * every command of the cli and by the job jar's {@link JobMain}.
+ */
+public final class ConfigOptions {
   @Option(
       names = "--config",
       paramLabel = "FILE",
@@ -22,7 +25,7 @@ final class ConfigOptions {
           "Override one configuration key, e.g. --set detection.h-bytes=2e9 (repeatable).")
   Map<String, String> overrides = new LinkedHashMap<>();
 
-  CheetahConfig load() {
+  public CheetahConfig load() {
     return CheetahConfig.load(Optional.ofNullable(file), overrides);
   }
 
@@ -30,11 +33,21 @@ final class ConfigOptions {
    * Like {@link #load()}, with {@code commandDefaults} under the file and the overrides: a command
    * such as the demo sets values of its own that the user can still change.
    */
-  CheetahConfig load(Map<String, String> commandDefaults) {
+  public CheetahConfig load(Map<String, String> commandDefaults) {
     Map<String, String> merged = new LinkedHashMap<>(commandDefaults);
     merged.keySet().removeAll(keysInFile());
     merged.putAll(overrides);
     return CheetahConfig.load(Optional.ofNullable(file), merged);
+  }
+
+  /** The --config file, if one was given. */
+  public Optional<Path> file() {
+    return Optional.ofNullable(file);
+  }
+
+  /** The --set overrides, in the order given. */
+  public Map<String, String> overrides() {
+    return java.util.Collections.unmodifiableMap(overrides);
   }
 
   /** Keys the --config file sets (none if it cannot be read: load() then reports that). */
