@@ -37,6 +37,8 @@ import org.apache.kafka.common.Uuid;
  */
 final class Cluster {
   static final int BROKERS = 3;
+
+  /** TaskManagers unless told otherwise (the benchmark compares one with two). */
   static final int TASK_MANAGERS = 2;
 
   /** The shaded job jar (flink-jobs/jobs) and the entry point that runs any job by name. */
@@ -100,8 +102,9 @@ final class Cluster {
    * @param freePorts free ports for goflow2, the warehouse and the Flink REST API too (the brokers'
    *     and Flink's internal ports are always free ports)
    * @param slots task slots per TaskManager
+   * @param taskManagers how many TaskManagers a new cluster gets
    */
-  ClusterState up(boolean freePorts, int slots) throws IOException {
+  ClusterState up(boolean freePorts, int slots, int taskManagers) throws IOException {
     Optional<ClusterState> existing = state();
     ClusterState s;
     if (existing.isPresent()) {
@@ -129,7 +132,7 @@ final class Cluster {
       createTopics(s.data().bootstrap());
       return s;
     }
-    s = create(freePorts, slots);
+    s = create(freePorts, slots, taskManagers);
     try {
       for (ClusterState.Proc p : s.processes()) {
         if (p.name().equals("jobmanager")) {
@@ -155,7 +158,7 @@ final class Cluster {
   }
 
   /** Lays out a new cluster: ports, configuration files, formatted broker storage, commands. */
-  private ClusterState create(boolean freePorts, int slots) throws IOException {
+  private ClusterState create(boolean freePorts, int slots, int taskManagers) throws IOException {
     Path kafkaLib = lib("kafka");
     Path flinkLib = lib("flink");
     Files.createDirectories(dir.resolve("logs"));
@@ -234,7 +237,7 @@ final class Cluster {
             jm,
             Map.of(),
             Map.of("rest", restPort, "rpc", rpcPort, "blob", blobPort)));
-    for (int i = 1; i <= TASK_MANAGERS; i++) {
+    for (int i = 1; i <= taskManagers; i++) {
       String name = "taskmanager-" + i;
       int tmRpc = FreePorts.pick();
       int tmData = FreePorts.pick();

@@ -69,12 +69,22 @@ final class ClusterCommand implements Callable<Integer> {
                 + " jobs at parallelism 2 when the other is lost).")
     int slots;
 
+    @Option(
+        names = "--task-managers",
+        defaultValue = "" + Cluster.TASK_MANAGERS,
+        description =
+            "TaskManagers of a new cluster (default ${DEFAULT-VALUE}; the benchmark compares 1).")
+    int taskManagers;
+
     @Mixin ConfigOptions config;
 
     @Override
     public Integer call() throws Exception {
+      if (slots < 1 || taskManagers < 1) {
+        throw new IllegalArgumentException("--slots and --task-managers must be >= 1");
+      }
       Cluster c = cluster(config.load());
-      c.up(freePorts, slots);
+      c.up(freePorts, slots, taskManagers);
       c.status().forEach(System.out::println);
       return 0;
     }

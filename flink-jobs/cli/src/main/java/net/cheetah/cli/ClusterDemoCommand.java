@@ -3,13 +3,20 @@ package net.cheetah.cli;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeSet;
 import net.cheetah.config.CheetahConfig;
+import net.cheetah.core.Topics;
 import net.cheetah.runtime.FlinkRest;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.ListOffsetsResult;
+import org.apache.kafka.clients.admin.OffsetSpec;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.TopicPartitionInfo;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 
@@ -27,7 +34,7 @@ import picocli.CommandLine.Option;
       "submits the jobs with the demo's settings (the cluster must have no jobs and an empty",
       "warehouse: ./cheetah cluster down --wipe && ./cheetah cluster up), exports the workload",
       "to the cluster's goflow2, checks what the warehouse stored. The cluster keeps running.",
-      "--kill PROCESS kills one process with SIGKILL --kill-after into the export (fault test):",
+      "--kill PROCESS kills one process with SIGKILL mid-export (--kill-at-records; fault test):",
       "a killed TaskManager must cost every job that had a task on it at least one restart",
       "(numRestarts, REST API), and everything must still match the truth, each row once."
     })
@@ -39,10 +46,12 @@ final class ClusterDemoCommand extends DemoCommand {
   String kill;
 
   @Option(
-      names = "--kill-after",
-      defaultValue = "PT15S",
-      description = "When to kill, after the export starts (default ${DEFAULT-VALUE}).")
-  Duration killAfter;
+      names = "--kill-at-records",
+      defaultValue = "30000",
+      description =
+          "Kill once goflow2 has written this many NetFlow records to Kafka (default"
+              + " ${DEFAULT-VALUE}, about a fifth of the workload): NetFlow is flowing.")
+  long killAtRecords;
 
   @Option(
       names = "--jar",
@@ -111,11 +120,38 @@ final class ClusterDemoCommand extends DemoCommand {
     exportEnded = System.nanoTime();
   }
 
+  /** Until goflow2 has written {@link #killAtRecords} records to flows.goflow2.v1. */
+  private void awaitRecords(String bootstrap) throws Exception {
+    long deadline = System.nanoTime() + Duration.ofMinutes(10).toNanos();
+    try (Admin admin = Cluster.admin(bootstrap)) {
+      while (System.nanoTime() < deadline) {
+        if (records(admin, Topics.GOFLOW2) >= killAtRecords) {
+          return;
+        }
+        Thread.sleep(200);
+      }
+    }
+    throw new IllegalStateException(
+        "goflow2 had not written " + killAtRecords + " records within 10 minutes");
+  }
+
+  /** Messages on a topic (its partitions' end offsets): goflow2 writes one per flow record. */
+  private static long records(Admin admin, String topic) throws Exception {
+    Map<TopicPartition, OffsetSpec> latest = new HashMap<>();
+    for (TopicPartitionInfo p :
+        admin.describeTopics(List.of(topic)).allTopicNames().get().get(topic).partitions()) {
+      latest.put(new TopicPartition(topic, p.partition()), OffsetSpec.latest());
+    }
+    return admin.listOffsets(latest).all().get().values().stream()
+        .mapToLong(ListOffsetsResult.ListOffsetsResultInfo::offset)
+        .sum();
+  }
+
   /** Kills the process, then measures how long until every job runs all its tasks again. */
   private void killLater() {
     try {
-      Thread.sleep(killAfter.toMillis());
       ClusterState s = cluster.requireUp();
+      awaitRecords(s.data().bootstrap());
       FlinkRest rest = new FlinkRest(s.data().restUrl());
       Map<String, String> jobs = s.data().jobs();
       if (kill.startsWith("taskmanager-")) {
@@ -166,13 +202,14 @@ final class ClusterDemoCommand extends DemoCommand {
     List<String> diffs = new ArrayList<>();
     if (killedAt == 0) {
       diffs.add(
-          "nothing was killed: --kill-after "
-              + killAfter
-              + " came after the export"
-              + (killError.isEmpty() ? "" : " (" + killError + ")"));
+          "nothing was killed"
+              + (killError.isEmpty()
+                  ? ": goflow2 never wrote --kill-at-records " + killAtRecords + " records"
+                  : " (" + killError + ")"));
     } else if (exportEnded != 0 && exportEnded < killedAt) {
       diffs.add(
-          "the kill came after the export ended: NetFlow was not flowing (lower --kill-after)");
+          "the kill came after the export ended: NetFlow was not flowing (lower"
+              + " --kill-at-records)");
     }
     if (!killError.isEmpty() && killedAt != 0) {
       diffs.add(killError);
