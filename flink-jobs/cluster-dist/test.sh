@@ -36,7 +36,8 @@ run_case() {
   local fault="$1"; shift
   local data rc=0 pids
   data="$(mktemp -d "${TMPDIR:-/tmp}/cheetah-cluster-test.XXXXXX")"
-  local log="$data/test.log"
+  # The case's log outlives the data directory (removed when the case passed) for the report.
+  local log="$data.log"
   {
     echo "== $fault: cluster up (data $data)"
     "$ROOT/cheetah" cluster up --free-ports --set "data-dir=$data" || rc=$?
@@ -58,9 +59,6 @@ run_case() {
   cat "$log"
   if [ "$rc" -eq 0 ]; then rm -rf "$data"; else echo "test.sh: $fault failed; kept $data (logs in $data/cluster/logs)" >&2; fi
   CASE_LOG="$log" CASE_RC="$rc"
-  # The log must outlive the data directory for the report.
-  cp "$log" "${TMPDIR:-/tmp}/cheetah-cluster-$fault.log"
-  CASE_LOG="${TMPDIR:-/tmp}/cheetah-cluster-$fault.log"
 }
 
 args=() failed=0

@@ -125,8 +125,12 @@ final class ClusterDemoCommand extends DemoCommand {
     long deadline = System.nanoTime() + Duration.ofMinutes(10).toNanos();
     try (Admin admin = Cluster.admin(bootstrap)) {
       while (System.nanoTime() < deadline) {
-        if (records(admin, Topics.GOFLOW2) >= killAtRecords) {
-          return;
+        try {
+          if (records(admin, Topics.GOFLOW2) >= killAtRecords) {
+            return;
+          }
+        } catch (java.util.concurrent.ExecutionException e) {
+          // A busy broker may not answer in time: ask again, until the deadline.
         }
         Thread.sleep(200);
       }
@@ -168,8 +172,12 @@ final class ClusterDemoCommand extends DemoCommand {
       long deadline = System.nanoTime() + Duration.ofMinutes(5).toNanos();
       while (System.nanoTime() < deadline) {
         Thread.sleep(250);
-        boolean restarted =
-            lostTasks.stream().allMatch(n -> rest.restarts(jobs.get(n)).orElse(0) >= 1);
+        boolean restarted;
+        try {
+          restarted = lostTasks.stream().allMatch(n -> rest.restarts(jobs.get(n)).orElse(0) >= 1);
+        } catch (IllegalStateException e) {
+          continue; // the REST API did not answer in time: ask again
+        }
         if (restarted && jobs.values().stream().allMatch(id -> Cluster.allRunning(rest, id))) {
           recoverySeconds = (System.nanoTime() - killedAt) / 1e9;
           say(
@@ -186,6 +194,7 @@ final class ClusterDemoCommand extends DemoCommand {
       Thread.currentThread().interrupt();
     } catch (Exception e) {
       killError = e.toString();
+      say("the fault injection failed: " + killError);
     }
   }
 
