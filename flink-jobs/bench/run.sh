@@ -237,8 +237,12 @@ run_analyze() {
 CLUSTER_DATA=""
 cluster_down() {
   [ -n "$CLUSTER_DATA" ] || return 0
-  "$ROOT/cheetah" cluster down --set "data-dir=$CLUSTER_DATA" >&2 || true
-  rm -rf "$CLUSTER_DATA"
+  # Its state (the PIDs) is removed only once down stopped everything.
+  if "$ROOT/cheetah" cluster down --set "data-dir=$CLUSTER_DATA" >&2; then
+    rm -rf "$CLUSTER_DATA"
+  else
+    say "cluster down failed: its processes are in $CLUSTER_DATA/cluster/state.json"
+  fi
   CLUSTER_DATA=""
 }
 cluster_state() { # KEY [process]: a value of DATA/cluster/state.json

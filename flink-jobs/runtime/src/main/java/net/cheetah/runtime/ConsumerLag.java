@@ -75,7 +75,8 @@ public final class ConsumerLag {
    * read_committed (aborted records and transaction markers are skipped, as every Cheetah consumer
    * skips them). If the range cannot be read within a few seconds, its whole width counts.
    */
-  static long committedRecords(Admin admin, Map<TopicPartition, long[]> ranges) throws Exception {
+  public static long committedRecords(Admin admin, Map<TopicPartition, long[]> ranges)
+      throws Exception {
     StringBuilder bootstrap = new StringBuilder();
     for (org.apache.kafka.common.Node n : admin.describeCluster().nodes().get()) {
       bootstrap
