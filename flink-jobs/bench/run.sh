@@ -11,6 +11,9 @@
 #   flink-jobs/bench/run.sh archive [--rebuild-archive]   only build (or reuse) that archive
 #   flink-jobs/bench/run.sh adapters [--commands N]  tc adapter command -> ack latency on a real
 #                                   broker (root; ~1 min; adapters/bench/ack_latency.py)
+#   flink-jobs/bench/run.sh cluster [--records N]   ./cheetah cluster: end-to-end records/s with
+#                                   1 TaskManager at parallelism 1, then 2 at parallelism 2, and
+#                                   recovery after kill -9 of a TaskManager (~10 min)
 #   flink-jobs/bench/run.sh all     jmh, e2e and analyze, in that order
 #
 # stdout: `FIGURE name value` lines (and `SUMMARY e2e k=v ...`), each followed by the load
@@ -225,6 +228,71 @@ run_analyze() {
   rm -rf "$out"
 }
 
+# --- cluster ----------------------------------------------------------------------------
+# Each configuration on a fresh ./cheetah cluster (free ports, a temp data directory), stopped
+# afterwards: jobs submitted at the parallelism, then N goflow2 messages written to the three
+# brokers and timed until both the normalize and the cheetah job committed them
+# (ClusterBenchmark throughput); on the two-TaskManager cluster, kill -9 of one TaskManager timed
+# until every job that lost a task runs again (ClusterBenchmark recovery).
+CLUSTER_DATA=""
+cluster_down() {
+  [ -n "$CLUSTER_DATA" ] || return 0
+  # Its state (the PIDs) is removed only once down stopped everything.
+  if "$ROOT/cheetah" cluster down --set "data-dir=$CLUSTER_DATA" >&2; then
+    rm -rf "$CLUSTER_DATA"
+  else
+    say "cluster down failed: its processes are in $CLUSTER_DATA/cluster/state.json"
+  fi
+  CLUSTER_DATA=""
+}
+cluster_state() { # KEY [process]: a value of DATA/cluster/state.json
+  python3 - "$CLUSTER_DATA/cluster/state.json" "$@" <<'PY'
+import json, sys
+s = json.load(open(sys.argv[1]))
+if len(sys.argv) > 3:
+    print(next(p["pid"] for p in s["processes"] if p["name"] == sys.argv[3]))
+else:
+    print(s[sys.argv[2]])
+PY
+}
+run_cluster() {
+  local records=300000
+  while [ $# -gt 0 ]; do
+    case "$1" in
+      --records) records="$2"; shift ;;
+      *) die "cluster: unknown option '$1' (--records N)" ;;
+    esac
+    shift
+  done
+  local cp; cp="$(bench_cp)"
+  machine
+  trap cluster_down EXIT
+  local conf tms par out value
+  for conf in "1 1" "2 2"; do
+    read -r tms par <<<"$conf"
+    CLUSTER_DATA="$(mktemp -d "${TMPDIR:-/tmp}/cheetah-bench-cluster.XXXXXX")"
+    say "cluster: $tms TaskManager(s), parallelism $par, $records records (data $CLUSTER_DATA)"
+    "$ROOT/cheetah" cluster up --free-ports --task-managers "$tms" --set "data-dir=$CLUSTER_DATA" >&2 \
+      || die "cluster up failed"
+    "$ROOT/cheetah" cluster submit --parallelism "$par" --set "data-dir=$CLUSTER_DATA" >&2 \
+      || die "cluster submit failed"
+    out="$("${JVM[@]}" -cp "$cp" net.cheetah.bench.ClusterBenchmark throughput \
+      --bootstrap "$(cluster_state bootstrap)" --records "$records" --partitions 2)" \
+      || die "the throughput run failed"
+    value="$(awk '$2 == "records_per_s" { print $3 }' <<<"$out")"
+    figure "cluster_e2e_tm${tms}_p${par}" "$value records/s ($(awk '$2 == "committed_s" { print $3 }' <<<"$out") s for $records records)" \
+      "./cheetah bench cluster --records $records"
+    if [ "$tms" -eq 2 ]; then
+      out="$("${JVM[@]}" -cp "$cp" net.cheetah.bench.ClusterBenchmark recovery \
+        --rest "$(cluster_state restUrl)" --task-manager taskmanager-2 \
+        --pid "$(cluster_state pid taskmanager-2)")" || die "the recovery run failed"
+      figure "cluster_recovery_tm_kill" "$(awk '$2 == "recovery_s" { print $3 }' <<<"$out") s ($(awk '$2 == "jobs_that_lost_a_task" { print $3 }' <<<"$out") jobs lost a task)" \
+        "./cheetah bench cluster --records $records"
+    fi
+    cluster_down
+  done
+}
+
 cmd="${1:-help}"
 shift || true
 case "$cmd" in
@@ -233,11 +301,12 @@ case "$cmd" in
   analyze) run_analyze "$@" ;;
   archive) build_archive "$@" ;;
   adapters) "$PY" "$ROOT/adapters/bench/ack_latency.py" "$@" ;;
+  cluster) run_cluster "$@" ;;
   all)
     run_jmh
     run_e2e
     run_analyze
     ;;
-  help | -h | --help) sed -n '2,19p' "$0" | sed 's/^# \{0,1\}//' ;;
-  *) sed -n '2,19p' "$0" | sed 's/^# \{0,1\}//' >&2; die "unknown benchmark '$cmd'" ;;
+  help | -h | --help) sed -n '2,22p' "$0" | sed 's/^# \{0,1\}//' ;;
+  *) sed -n '2,22p' "$0" | sed 's/^# \{0,1\}//' >&2; die "unknown benchmark '$cmd'" ;;
 esac

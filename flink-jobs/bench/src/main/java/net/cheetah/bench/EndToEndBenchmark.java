@@ -194,7 +194,7 @@ public final class EndToEndBenchmark {
     awaitLeaders();
 
     long p0 = System.nanoTime();
-    SyntheticWorkload.Totals mix = preload(bootstrap);
+    SyntheticWorkload.Totals mix = preload(bootstrap, o.records(), o.partitions());
     double preloadS = (System.nanoTime() - p0) / 1e9;
     say.accept(
         String.format(
@@ -371,7 +371,7 @@ public final class EndToEndBenchmark {
   }
 
   /** N messages in export order; each exporter's messages on its own partition, keyed by it. */
-  private SyntheticWorkload.Totals preload(String bootstrap) {
+  static SyntheticWorkload.Totals preload(String bootstrap, long records, int partitions) {
     Properties p = new Properties();
     p.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
     p.put(ProducerConfig.ACKS_CONFIG, "all");
@@ -387,11 +387,11 @@ public final class EndToEndBenchmark {
     try (KafkaProducer<byte[], byte[]> producer =
         new KafkaProducer<>(p, new ByteArraySerializer(), new ByteArraySerializer())) {
       w.generate(
-          o.records(),
+          records,
           m ->
               producer.send(
                   new ProducerRecord<>(
-                      Topics.GOFLOW2, m.exporter() % o.partitions(), m.key(), m.value()),
+                      Topics.GOFLOW2, m.exporter() % partitions, m.key(), m.value()),
                   (md, e) -> {
                     if (e != null) {
                       failed.compareAndSet(null, e);
@@ -475,8 +475,13 @@ public final class EndToEndBenchmark {
 
   private Map<TopicPartition, Long> endOffsets(Admin admin, String topic, boolean committed)
       throws InterruptedException {
+    return endOffsets(admin, topic, o.partitions(), committed);
+  }
+
+  static Map<TopicPartition, Long> endOffsets(
+      Admin admin, String topic, int partitions, boolean committed) throws InterruptedException {
     Map<TopicPartition, OffsetSpec> latest = new LinkedHashMap<>();
-    for (int i = 0; i < o.partitions(); i++) {
+    for (int i = 0; i < partitions; i++) {
       latest.put(new TopicPartition(topic, i), OffsetSpec.latest());
     }
     Map<TopicPartition, Long> ends = new HashMap<>();
@@ -496,8 +501,7 @@ public final class EndToEndBenchmark {
   }
 
   /** Whether {@code group} has committed to within {@code slack} of every end offset. */
-  private static boolean caughtUp(
-      Admin admin, String group, Map<TopicPartition, Long> ends, long slack)
+  static boolean caughtUp(Admin admin, String group, Map<TopicPartition, Long> ends, long slack)
       throws InterruptedException {
     Map<TopicPartition, OffsetAndMetadata> committed;
     try {

@@ -31,7 +31,7 @@ import picocli.CommandLine.Option;
       "Data goes to a fresh directory next to data-dir (default .cheetah/demo), kept afterwards:",
       "  ./cheetah sql --set data-dir=.cheetah/demo \"SELECT * FROM flowsets FINAL LIMIT 5\""
     })
-final class DemoCommand implements Callable<Integer> {
+class DemoCommand implements Callable<Integer> {
   @Option(
       names = "--seed",
       defaultValue = "42",
@@ -84,17 +84,47 @@ final class DemoCommand implements Callable<Integer> {
           "redirects.max-rules-per-device", "5",
           "redirects.prefix-filter-length", "24");
 
-  @Override
-  public Integer call() throws Exception {
+  /** The demo's own settings (redirects, link statistics), under the user's --config and --set. */
+  static Map<String, String> demoDefaults() {
     Map<String, String> defaults = new java.util.HashMap<>(DEMO_REDIRECTS);
     defaults.putAll(DemoProbe.LINK_SETTINGS);
-    CheetahConfig cfg = config.load(defaults);
+    return defaults;
+  }
+
+  @Override
+  public Integer call() throws Exception {
+    CheetahConfig cfg = config.load(demoDefaults());
     Tools tools = Tools.fromEnvironment();
     Path data = cfg.dataDir().toAbsolutePath().resolveSibling("demo");
     wipe(data);
     long t0 = System.nanoTime();
     try (Stack stack = new Stack(cfg, tools, data, true, s -> say(s))) {
       stack.start();
+      return run(cfg, tools, data, stack, t0);
+    }
+  }
+
+  /**
+   * Called once the export of the workload is about to start (the cluster's fault tests kill a
+   * process while it flows).
+   */
+  void exportStarting(RunningStack stack) throws Exception {}
+
+  /** Called once every record of the workload was sent. */
+  void exportDone() {}
+
+  /** The check of the jobs' restart counts: none, where nothing was killed. */
+  DemoChecks.Check restartsCheck(Map<String, Long> restarts) {
+    return noRestarts(restarts);
+  }
+
+  /**
+   * The workload and the truth check on a running pipeline ({@code data}: where the truth and the
+   * probe's files go); 0 if every check passed.
+   */
+  final int run(CheetahConfig cfg, Tools tools, Path data, RunningStack stack, long t0)
+      throws Exception {
+    {
       WarehouseClient wh = new WarehouseClient(stack.warehouseUrl());
       // Copies of a result stay visible to the stored-once check (StoredOnce).
       StoredOnce.stopMerges(tools, wh);
@@ -107,7 +137,9 @@ final class DemoCommand implements Callable<Integer> {
               .run(data.resolve("probe"), stack.bootstrap(), seed, timeBase / 1000 + 1800);
       Path probeTruth = data.resolve("probe").resolve("truth.json");
       Path truth = data.resolve("truth");
+      exportStarting(stack);
       generate(tools, cfg.detection(), stack.netflowPort(), truth, timeBase);
+      exportDone();
       int expectedFlowsets = rows(truth.resolve("flowsets.csv"));
       int expectedCheetahs = rows(truth.resolve("cheetahs.csv"));
       long[] last = waitForResults(stack, tools, wh, expectedCheetahs, expectedFlowsets);
@@ -211,7 +243,7 @@ final class DemoCommand implements Callable<Integer> {
               cfg.redirects().settings().maxRulesPerDevice(),
               cfg.redirects().settings().prefixFilterLength()));
       checks.add(storedOnce(once));
-      checks.add(noRestarts(stack.jobRestarts()));
+      checks.add(restartsCheck(stack.jobRestarts()));
       System.out.println();
       System.out.println("Ground truth check (the generator's own model, computed independently):");
       for (int i = 0; i < checks.size(); i++) {
@@ -230,7 +262,7 @@ final class DemoCommand implements Callable<Integer> {
           failed == 0
               ? "  all " + checks.size() + " checks passed"
               : "  " + failed + " of " + checks.size() + " checks FAILED");
-      stack.stopCleanly(Duration.ofSeconds(30));
+      stack.finish(Duration.ofSeconds(30));
       say(
           String.format(
               Locale.ROOT,
@@ -393,7 +425,8 @@ final class DemoCommand implements Callable<Integer> {
 
   /** Polls the warehouse until the expected results are stored and counts stop changing. */
   private long[] waitForResults(
-      Stack stack, Tools tools, WarehouseClient wh, int cheetahs, int flowsets) throws Exception {
+      RunningStack stack, Tools tools, WarehouseClient wh, int cheetahs, int flowsets)
+      throws Exception {
     say(
         "waiting for the pipeline: expecting "
             + cheetahs
@@ -437,7 +470,8 @@ final class DemoCommand implements Callable<Integer> {
    * and its counters are stored; returns {bins, link stats, thresholds, counter snapshots, table
    * thresholds}.
    */
-  private long[] waitForLinkResults(Stack stack, Tools tools, WarehouseClient wh) throws Exception {
+  private long[] waitForLinkResults(RunningStack stack, Tools tools, WarehouseClient wh)
+      throws Exception {
     String q = query(tools, "demo_link_progress.sql");
     long deadline = System.nanoTime() + timeout.toNanos();
     long[] now;
@@ -507,11 +541,11 @@ final class DemoCommand implements Callable<Integer> {
     return (int) Files.readAllLines(csv).stream().filter(l -> !l.isBlank()).count() - 1;
   }
 
-  private static void say(String s) {
+  static void say(String s) {
     System.err.println("demo: " + s);
   }
 
-  private static void wipe(Path dir) throws IOException {
+  static void wipe(Path dir) throws IOException {
     if (!Files.exists(dir)) {
       return;
     }

@@ -17,6 +17,7 @@ import picocli.CommandLine.Command;
       SqlCommand.class,
       ConfigCommand.class,
       BrokerCommand.class,
+      ClusterCommand.class,
       net.cheetah.cli.simulate.SimulateCommand.class
     })
 public final class Main {

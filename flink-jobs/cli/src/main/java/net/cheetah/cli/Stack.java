@@ -27,7 +27,7 @@ import org.apache.flink.api.common.JobStatus;
  * also after a failed start. {@link #stopCleanly} stops input first, then takes job savepoints
  * (committing their output) and lets the warehouse catch up, so that the next start loses nothing.
  */
-final class Stack implements AutoCloseable {
+final class Stack implements AutoCloseable, RunningStack {
   private final CheetahConfig cfg;
   private final Path data;
   private final Consumer<String> say;
@@ -111,6 +111,12 @@ final class Stack implements AutoCloseable {
     close();
   }
 
+  /** Stops cleanly ({@link #stopCleanly}). */
+  @Override
+  public void finish(Duration warehouseCatchUp) throws Exception {
+    stopCleanly(warehouseCatchUp);
+  }
+
   /** Stops every component in reverse order (running jobs end without a savepoint). */
   @Override
   public void close() {
@@ -122,6 +128,11 @@ final class Stack implements AutoCloseable {
    * fresh random key the first time (docs/REDIRECTS.md; give adapters the same file).
    */
   Path redirectKeys() throws IOException {
+    return redirectKeys(cfg, data, say);
+  }
+
+  /** {@link #redirectKeys()} of any stack (the cluster's jobs read the same file). */
+  static Path redirectKeys(CheetahConfig cfg, Path data, Consumer<String> say) throws IOException {
     Path file = JobSettings.redirectKeysFile(cfg, data);
     if (cfg.redirects().keysFile().isBlank() && !Files.exists(file)) {
       RedirectKeys.create(file, "k" + LocalDate.now(ZoneOffset.UTC));
@@ -130,15 +141,18 @@ final class Stack implements AutoCloseable {
     return file;
   }
 
-  String bootstrap() {
+  @Override
+  public String bootstrap() {
     return broker.bootstrap();
   }
 
-  String warehouseUrl() {
+  @Override
+  public String warehouseUrl() {
     return warehouse.url();
   }
 
-  int netflowPort() {
+  @Override
+  public int netflowPort() {
     return collector.udpPort();
   }
 
@@ -152,7 +166,8 @@ final class Stack implements AutoCloseable {
   }
 
   /** See {@link Warehouse#awaitCaughtUp}. */
-  long awaitWarehouseCaughtUp(Duration timeout) throws InterruptedException {
+  @Override
+  public long awaitWarehouseCaughtUp(Duration timeout) throws InterruptedException {
     return warehouse.awaitCaughtUp(timeout);
   }
 
@@ -160,7 +175,8 @@ final class Stack implements AutoCloseable {
    * How often each job restarted, by name (Flink's {@code numRestarts}); 0 is the only healthy
    * value. See {@link FlinkJobs#restarts}.
    */
-  Map<String, Long> jobRestarts() {
+  @Override
+  public Map<String, Long> jobRestarts() {
     return jobs.restarts();
   }
 
@@ -178,7 +194,8 @@ final class Stack implements AutoCloseable {
   }
 
   /** Throws with the failure's description if a job of this stack ended by itself. */
-  void requireJobsRunning() {
+  @Override
+  public void requireJobsRunning() {
     if (jobs.failure().isDone()) {
       throw new IllegalStateException(jobs.failure().join());
     }

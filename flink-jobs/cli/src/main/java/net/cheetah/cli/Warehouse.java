@@ -67,38 +67,46 @@ final class Warehouse extends ProcessComponent {
     say.accept("starting the warehouse (ClickHouse engine in-process)");
     int port = freePort ? FreePorts.pick() : cfg.httpPort();
     FreePorts.requireFree(port, "the warehouse", "warehouse.http-port");
-    List<String> cmd =
-        List.of(
-            tools.require(tools.python(), "the Python venv").toString(),
-            "-m",
-            "cheetah_warehouse",
-            "serve",
-            "--data",
-            dir(data).toString(),
-            "--http-port",
-            Integer.toString(port),
-            "--kafka-brokers",
-            bootstrap.get(),
-            "--kafka-group-prefix",
-            GROUP_PREFIX,
-            "--kafka-flush-interval-ms",
-            Long.toString(FLUSH_INTERVAL_MS),
-            "--migrations",
-            tools.home().resolve("clickhouse/migrations").toString(),
-            "--schemas",
-            tools.home().resolve("schemas").toString(),
-            "--users",
-            tools.home().resolve("clickhouse/users.d").toString());
+    List<String> cmd = command(tools, dir(data), port, bootstrap.get());
     process =
         new ChildProcess(
             ChildProcess.Config.of("warehouse", logs, cmd)
-                .withEnvironment(
-                    Map.of("PYTHONPATH", tools.home().resolve("clickhouse/warehouse").toString()))
+                .withEnvironment(environment(tools))
                 .withStopTimeout(Duration.ofSeconds(60)));
     process.start();
     String ready = process.awaitLine(l -> l.startsWith("READY "), Duration.ofSeconds(180));
     url = ready.substring("READY ".length()).trim();
     say.accept("warehouse at " + url);
+  }
+
+  /** The warehouse's command line: every directory, port and broker it uses. */
+  static List<String> command(Tools tools, Path dir, int port, String bootstrap) {
+    return List.of(
+        tools.require(tools.python(), "the Python venv").toString(),
+        "-m",
+        "cheetah_warehouse",
+        "serve",
+        "--data",
+        dir.toString(),
+        "--http-port",
+        Integer.toString(port),
+        "--kafka-brokers",
+        bootstrap,
+        "--kafka-group-prefix",
+        GROUP_PREFIX,
+        "--kafka-flush-interval-ms",
+        Long.toString(FLUSH_INTERVAL_MS),
+        "--migrations",
+        tools.home().resolve("clickhouse/migrations").toString(),
+        "--schemas",
+        tools.home().resolve("schemas").toString(),
+        "--users",
+        tools.home().resolve("clickhouse/users.d").toString());
+  }
+
+  /** What the warehouse's process needs in its environment. */
+  static Map<String, String> environment(Tools tools) {
+    return Map.of("PYTHONPATH", tools.home().resolve("clickhouse/warehouse").toString());
   }
 
   /** Its HTTP URL (ClickHouse protocol), once started. */
@@ -111,8 +119,13 @@ final class Warehouse extends ProcessComponent {
    * when {@code timeout} passes first (0 = caught up, -1 = unknown).
    */
   long awaitCaughtUp(Duration timeout) throws InterruptedException {
+    return awaitCaughtUp(bootstrap.get(), timeout);
+  }
+
+  /** {@link #awaitCaughtUp(Duration)} for the warehouse reading from {@code bootstrap}. */
+  static long awaitCaughtUp(String bootstrap, Duration timeout) throws InterruptedException {
     Properties p = new Properties();
-    p.put(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap.get());
+    p.put(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
     try (Admin admin = Admin.create(p)) {
       return ConsumerLag.awaitCaughtUp(admin, GROUP_PREFIX, timeout);
     }

@@ -50,6 +50,24 @@ public final class ConfigOptions {
     return java.util.Collections.unmodifiableMap(overrides);
   }
 
+  /**
+   * The keys {@link #load(Map)} applies, as text: {@code commandDefaults}, then the --config
+   * file's, then --set (for a program that reads the same configuration elsewhere: the cluster's
+   * jobs).
+   */
+  public Map<String, String> keys(Map<String, String> commandDefaults) throws java.io.IOException {
+    Map<String, String> all = new LinkedHashMap<>(commandDefaults);
+    if (file != null) {
+      java.util.Properties p = new java.util.Properties();
+      try (java.io.Reader r = java.nio.file.Files.newBufferedReader(file)) {
+        p.load(r);
+      }
+      p.stringPropertyNames().forEach(k -> all.put(k.trim(), p.getProperty(k).trim()));
+    }
+    all.putAll(overrides);
+    return all;
+  }
+
   /** Keys the --config file sets (none if it cannot be read: load() then reports that). */
   private java.util.Set<String> keysInFile() {
     if (file == null) {

@@ -15,7 +15,8 @@ import java.util.OptionalLong;
 /**
  * Reads a Flink cluster's REST API: job ids, per-vertex record counts, restarts and their causes,
  * for progress and health reports of the embedded cluster and of the local cluster `cheetah
- * analyze` runs.
+ * analyze` runs; and drives a session cluster's ({@code ./cheetah cluster}): uploads a job jar,
+ * runs its jobs, stops them with savepoints.
  */
 public final class FlinkRest {
   private static final Duration CLIENT_TIMEOUT = Duration.ofSeconds(30);
@@ -120,6 +121,168 @@ public final class FlinkRest {
       }
     }
     return root.isEmpty() ? first : first + "; root cause: " + root;
+  }
+
+  /** A job the cluster knows: id, name and state (RUNNING, RESTARTING, FAILED, ...). */
+  public record Job(String id, String name, String state) {}
+
+  /** Every job the cluster knows, running or ended. */
+  public List<Job> jobs() {
+    List<Job> jobs = new ArrayList<>();
+    get("/jobs/overview")
+        .path("jobs")
+        .forEach(
+            j ->
+                jobs.add(
+                    new Job(
+                        j.path("jid").asText(),
+                        j.path("name").asText(),
+                        j.path("state").asText())));
+    return jobs;
+  }
+
+  /** Resource ids of the TaskManagers registered with the cluster. */
+  public List<String> taskManagers() {
+    List<String> ids = new ArrayList<>();
+    get("/taskmanagers").path("taskmanagers").forEach(t -> ids.add(t.path("id").asText()));
+    return ids;
+  }
+
+  /** Resource ids of the TaskManagers that run a task of the job now. */
+  public java.util.Set<String> taskManagersOf(String jobId) {
+    java.util.Set<String> ids = new java.util.TreeSet<>();
+    for (JsonNode vertex : get("/jobs/" + jobId).path("vertices")) {
+      for (JsonNode tm :
+          get("/jobs/" + jobId + "/vertices/" + vertex.path("id").asText() + "/taskmanagers")
+              .path("taskmanagers")) {
+        ids.add(tm.path("taskmanager-id").asText());
+      }
+    }
+    return ids;
+  }
+
+  /** Uploads a job jar ({@code /jars/upload}); returns its id on the cluster. */
+  public String uploadJar(java.nio.file.Path jar) throws IOException {
+    String boundary = "cheetah-" + java.util.UUID.randomUUID();
+    byte[] head =
+        ("--"
+                + boundary
+                + "\r\nContent-Disposition: form-data; name=\"jarfile\"; filename=\""
+                + jar.getFileName()
+                + "\"\r\nContent-Type: application/x-java-archive\r\n\r\n")
+            .getBytes(java.nio.charset.StandardCharsets.UTF_8);
+    byte[] tail =
+        ("\r\n--" + boundary + "--\r\n").getBytes(java.nio.charset.StandardCharsets.UTF_8);
+    HttpRequest request =
+        HttpRequest.newBuilder(URI.create(restUrl + "/jars/upload"))
+            .timeout(Duration.ofMinutes(5))
+            .header("Content-Type", "multipart/form-data; boundary=" + boundary)
+            .POST(
+                HttpRequest.BodyPublishers.concat(
+                    HttpRequest.BodyPublishers.ofByteArray(head),
+                    HttpRequest.BodyPublishers.ofFile(jar),
+                    HttpRequest.BodyPublishers.ofByteArray(tail)))
+            .build();
+    JsonNode answer = send(request);
+    String file = answer.path("filename").asText("");
+    if (!"success".equals(answer.path("status").asText()) || file.isEmpty()) {
+      throw new IllegalStateException("Flink refused the upload of " + jar + ": " + answer);
+    }
+    return file.substring(file.lastIndexOf('/') + 1);
+  }
+
+  /**
+   * Runs the entry class of an uploaded jar ({@code /jars/:id/run}) with these arguments; returns
+   * the id of the job it submitted. With a savepoint, the job starts from it.
+   */
+  public String runJar(
+      String jarId,
+      String entryClass,
+      List<String> args,
+      int parallelism,
+      java.util.Optional<String> savepoint) {
+    com.fasterxml.jackson.databind.node.ObjectNode body = json.createObjectNode();
+    body.put("entryClass", entryClass);
+    args.forEach(body.putArray("programArgsList")::add);
+    body.put("parallelism", parallelism);
+    savepoint.ifPresent(path -> body.put("savepointPath", path));
+    JsonNode answer = post("/jars/" + jarId + "/run", body, Duration.ofMinutes(3));
+    String id = answer.path("jobid").asText("");
+    if (id.isEmpty()) {
+      throw new IllegalStateException("Flink ran " + entryClass + " but named no job: " + answer);
+    }
+    return id;
+  }
+
+  /**
+   * Stops a job with a savepoint in {@code directory} ({@code /jobs/:id/stop}), waiting for it;
+   * returns the savepoint's location.
+   */
+  public String stopWithSavepoint(String jobId, String directory, Duration timeout) {
+    com.fasterxml.jackson.databind.node.ObjectNode body = json.createObjectNode();
+    body.put("targetDirectory", directory);
+    body.put("drain", false);
+    String trigger =
+        post("/jobs/" + jobId + "/stop", body, CLIENT_TIMEOUT).path("request-id").asText();
+    long deadline = System.nanoTime() + timeout.toNanos();
+    while (System.nanoTime() < deadline) {
+      JsonNode status = get("/jobs/" + jobId + "/savepoints/" + trigger);
+      if ("COMPLETED".equals(status.path("status").path("id").asText())) {
+        JsonNode op = status.path("operation");
+        if (op.has("failure-cause")) {
+          throw new IllegalStateException(
+              "the savepoint of job "
+                  + jobId
+                  + " failed: "
+                  + cause(
+                      op.path("failure-cause")
+                          .path("stack-trace")
+                          .asText(op.path("failure-cause").toString())));
+        }
+        return op.path("location").asText();
+      }
+      try {
+        Thread.sleep(250);
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        throw new IllegalStateException("Interrupted waiting for a savepoint", e);
+      }
+    }
+    throw new IllegalStateException(
+        "job " + jobId + " did not stop with a savepoint within " + Durations.describe(timeout));
+  }
+
+  private JsonNode post(String path, JsonNode body, Duration timeout) {
+    return send(
+        HttpRequest.newBuilder(URI.create(restUrl + path))
+            .timeout(timeout)
+            .header("Content-Type", "application/json")
+            .POST(HttpRequest.BodyPublishers.ofString(body.toString()))
+            .build());
+  }
+
+  private JsonNode send(HttpRequest request) {
+    try {
+      HttpResponse<String> response = http.send(request, HttpResponse.BodyHandlers.ofString());
+      if (response.statusCode() / 100 != 2) {
+        throw new IllegalStateException(
+            "Flink REST "
+                + request.method()
+                + " "
+                + request.uri()
+                + " answered "
+                + response.statusCode()
+                + ": "
+                + response.body());
+      }
+      return json.readTree(response.body());
+    } catch (IOException e) {
+      throw new IllegalStateException(
+          "Flink REST " + request.uri() + " failed: " + e.getMessage(), e);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new IllegalStateException("Interrupted calling " + request.uri(), e);
+    }
   }
 
   JsonNode get(String path) {

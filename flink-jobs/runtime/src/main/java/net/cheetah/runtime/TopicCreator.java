@@ -43,7 +43,12 @@ public final class TopicCreator {
     List<NewTopic> requests = new ArrayList<>();
     for (TopicSpec topic : byName.values()) {
       requests.add(
-          new NewTopic(topic.name(), Optional.of(topic.partitions()), Optional.empty())
+          new NewTopic(
+                  topic.name(),
+                  Optional.of(topic.partitions()),
+                  topic.replicationFactor() == TopicSpec.BROKER_DEFAULT
+                      ? Optional.empty()
+                      : Optional.of((short) topic.replicationFactor()))
               .configs(topic.config()));
     }
     CreateTopicsResult result = admin.createTopics(requests);

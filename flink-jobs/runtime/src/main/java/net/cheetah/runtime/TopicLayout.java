@@ -21,12 +21,18 @@ public final class TopicLayout {
    * @param highVolumePartitions partitions of {@link Topics#HIGH_VOLUME} topics
    * @param retention {@code retention.ms} of non-compacted topics
    * @param retentionBytesPerPartition {@code retention.bytes} of non-compacted topics (-1: none)
+   * @param replicationFactor copies of each partition ({@link TopicSpec#BROKER_DEFAULT}: the
+   *     broker's default)
+   * @param minInsyncReplicas {@code min.insync.replicas} of every topic: an acks=all write (every
+   *     transactional one) fails unless this many copies have it (0: the broker's default)
    */
   public record Config(
       int partitions,
       int highVolumePartitions,
       Duration retention,
-      long retentionBytesPerPartition) {
+      long retentionBytesPerPartition,
+      int replicationFactor,
+      int minInsyncReplicas) {
 
     public Config {
       if (partitions < 1 || highVolumePartitions < 1) {
@@ -38,19 +44,62 @@ public final class TopicLayout {
       if (retentionBytesPerPartition < -1 || retentionBytesPerPartition == 0) {
         throw new IllegalArgumentException("retention.bytes must be -1 or > 0");
       }
+      if (replicationFactor != TopicSpec.BROKER_DEFAULT && replicationFactor < 1) {
+        throw new IllegalArgumentException("A replication factor must be >= 1");
+      }
+      if (minInsyncReplicas < 0
+          || (replicationFactor != TopicSpec.BROKER_DEFAULT
+              && minInsyncReplicas > replicationFactor)) {
+        throw new IllegalArgumentException(
+            "min.insync.replicas must be in 0.."
+                + replicationFactor
+                + ", got "
+                + minInsyncReplicas);
+      }
     }
 
     /** One machine: 1 partition (2 for high-volume topics), 2 days or 1 GiB per partition. */
     public static Config embedded() {
-      return new Config(1, 2, Duration.ofDays(2), 1L << 30);
+      return new Config(1, 2, Duration.ofDays(2), 1L << 30, TopicSpec.BROKER_DEFAULT, 0);
+    }
+
+    /**
+     * A replicated cluster ({@code ./cheetah cluster}: three brokers): {@code replicas} copies of
+     * each partition, of which a write needs {@code replicas - 1} (with three brokers, one may be
+     * down without stopping a producer, and no acknowledged write lives on one broker only).
+     */
+    public static Config replicated(int replicas) {
+      return embedded().withReplication(replicas, Math.max(1, replicas - 1));
+    }
+
+    public Config withReplication(int replicas, int minInsync) {
+      return new Config(
+          partitions,
+          highVolumePartitions,
+          retention,
+          retentionBytesPerPartition,
+          replicas,
+          minInsync);
     }
 
     public Config withPartitions(int ordinary, int highVolume) {
-      return new Config(ordinary, highVolume, retention, retentionBytesPerPartition);
+      return new Config(
+          ordinary,
+          highVolume,
+          retention,
+          retentionBytesPerPartition,
+          replicationFactor,
+          minInsyncReplicas);
     }
 
     public Config withRetention(Duration time, long bytesPerPartition) {
-      return new Config(partitions, highVolumePartitions, time, bytesPerPartition);
+      return new Config(
+          partitions,
+          highVolumePartitions,
+          time,
+          bytesPerPartition,
+          replicationFactor,
+          minInsyncReplicas);
     }
   }
 
@@ -68,7 +117,8 @@ public final class TopicLayout {
           Topics.HIGH_VOLUME.contains(name) ? config.highVolumePartitions() : config.partitions();
       Duration floor = Topics.MIN_RETENTION.get(name);
       boolean longer = floor != null && floor.compareTo(config.retention()) > 0;
-      Map<String, String> topicConfig =
+      Map<String, String> topicConfig = new java.util.HashMap<>();
+      topicConfig.putAll(
           Topics.COMPACTED.contains(name)
               ? Map.of("cleanup.policy", "compact")
               : Map.of(
@@ -77,8 +127,11 @@ public final class TopicLayout {
                   "retention.ms",
                   String.valueOf(longer ? floor.toMillis() : config.retention().toMillis()),
                   "retention.bytes",
-                  longer ? "-1" : String.valueOf(config.retentionBytesPerPartition()));
-      specs.add(new TopicSpec(name, partitions, topicConfig));
+                  longer ? "-1" : String.valueOf(config.retentionBytesPerPartition())));
+      if (config.minInsyncReplicas() > 0) {
+        topicConfig.put("min.insync.replicas", String.valueOf(config.minInsyncReplicas()));
+      }
+      specs.add(new TopicSpec(name, partitions, config.replicationFactor(), topicConfig));
     }
     return specs;
   }

@@ -3,11 +3,18 @@ package net.cheetah.runtime;
 import java.util.Map;
 
 /**
- * A Kafka topic to create: name, partition count and topic-level configuration (for example {@code
- * cleanup.policy=compact} or {@code retention.ms}). The replication factor is the broker's {@code
- * default.replication.factor}.
+ * A Kafka topic to create: name, partition count, replication factor and topic-level configuration
+ * (for example {@code cleanup.policy=compact}, {@code retention.ms} or {@code
+ * min.insync.replicas}).
+ *
+ * @param replicationFactor copies of each partition; {@link #BROKER_DEFAULT} leaves it to the
+ *     broker's {@code default.replication.factor}
  */
-public record TopicSpec(String name, int partitions, Map<String, String> config) {
+public record TopicSpec(
+    String name, int partitions, int replicationFactor, Map<String, String> config) {
+
+  /** Replication as the broker's {@code default.replication.factor} says. */
+  public static final int BROKER_DEFAULT = -1;
 
   public TopicSpec {
     if (name == null || name.isBlank()) {
@@ -17,7 +24,16 @@ public record TopicSpec(String name, int partitions, Map<String, String> config)
       throw new IllegalArgumentException(
           "Topic " + name + " needs at least one partition, got " + partitions);
     }
+    if (replicationFactor != BROKER_DEFAULT && replicationFactor < 1) {
+      throw new IllegalArgumentException(
+          "Topic " + name + " needs a replication factor >= 1, got " + replicationFactor);
+    }
     config = Map.copyOf(config);
+  }
+
+  /** A topic replicated as the broker's default says. */
+  public TopicSpec(String name, int partitions, Map<String, String> config) {
+    this(name, partitions, BROKER_DEFAULT, config);
   }
 
   public static TopicSpec of(String name, int partitions) {

@@ -77,6 +77,31 @@ class TopicLayoutTest {
   }
 
   @Test
+  void aReplicatedClusterKeepsThreeCopiesOfEveryTopicAndWritesNeedTwo() throws IOException {
+    List<TopicSpec> specs = new TopicLayout(TopicLayout.Config.replicated(3)).specs();
+    assertThat(specs).extracting(TopicSpec::name).containsExactlyElementsOf(manifestTopics());
+    assertThat(specs)
+        .allSatisfy(
+            t -> {
+              assertThat(t.replicationFactor()).isEqualTo(3);
+              assertThat(t.config()).containsEntry("min.insync.replicas", "2");
+            });
+    // Compaction and retention are as on one broker.
+    assertThat(
+            byName(new TopicLayout(TopicLayout.Config.replicated(3))).get("thresholds.v1").config())
+        .containsEntry("cleanup.policy", "compact");
+    // One broker: the broker decides (the embedded layout sets neither).
+    assertThat(new TopicLayout(TopicLayout.Config.embedded()).specs())
+        .allSatisfy(
+            t -> {
+              assertThat(t.replicationFactor()).isEqualTo(TopicSpec.BROKER_DEFAULT);
+              assertThat(t.config()).doesNotContainKey("min.insync.replicas");
+            });
+    assertThatThrownBy(() -> TopicLayout.Config.embedded().withReplication(2, 3))
+        .isInstanceOf(IllegalArgumentException.class);
+  }
+
+  @Test
   void rejectsImpossibleSettings() {
     assertThatThrownBy(() -> TopicLayout.Config.embedded().withPartitions(0, 1))
         .isInstanceOf(IllegalArgumentException.class);

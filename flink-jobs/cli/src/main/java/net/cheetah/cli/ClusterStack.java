@@ -1,0 +1,88 @@
+package net.cheetah.cli;
+
+import java.time.Duration;
+import java.util.Map;
+import java.util.TreeMap;
+import net.cheetah.runtime.FlinkRest;
+
+/**
+ * The demo's view of a running {@code ./cheetah cluster} with its jobs submitted: addresses from
+ * the cluster's state, job states and restart counts from the JobManager's REST API. The cluster
+ * keeps running after the demo ({@code ./cheetah cluster down} stops it).
+ */
+final class ClusterStack implements RunningStack {
+  private final ClusterState state;
+  private final Map<String, String> jobs;
+  private final FlinkRest rest;
+
+  ClusterStack(ClusterState state, Map<String, String> jobs) {
+    this.state = state;
+    this.jobs = Map.copyOf(jobs);
+    this.rest = new FlinkRest(state.data().restUrl());
+  }
+
+  @Override
+  public String bootstrap() {
+    return state.data().bootstrap();
+  }
+
+  @Override
+  public String warehouseUrl() {
+    return state.data().warehouseUrl();
+  }
+
+  @Override
+  public int netflowPort() {
+    return state.data().netflowPort();
+  }
+
+  @Override
+  public long awaitWarehouseCaughtUp(Duration timeout) throws InterruptedException {
+    return Warehouse.awaitCaughtUp(bootstrap(), timeout);
+  }
+
+  /** Each job's numRestarts (its exception history once it ended); fails while one is unknown. */
+  @Override
+  public Map<String, Long> jobRestarts() {
+    Map<String, Long> restarts = new TreeMap<>();
+    jobs.forEach(
+        (name, id) ->
+            restarts.put(
+                name,
+                rest.restarts(id)
+                    .orElseThrow(
+                        () ->
+                            new IllegalStateException(
+                                "the Flink REST API reports no restart count (numRestarts) for job "
+                                    + name
+                                    + " ("
+                                    + id
+                                    + ") yet"))));
+    return restarts;
+  }
+
+  /** A job that FAILED (its restart attempts used up) or was cancelled never delivers. */
+  @Override
+  public void requireJobsRunning() {
+    jobs.forEach(
+        (name, id) -> {
+          String s = rest.state(id);
+          if (FlinkRest.ENDED.contains(s)) {
+            throw new IllegalStateException(
+                "Flink job " + name + " ended " + s + ": " + rest.failures(id));
+          }
+        });
+  }
+
+  /** The state of each job (RUNNING while healthy), by name. */
+  Map<String, String> jobStates() {
+    Map<String, String> states = new TreeMap<>();
+    jobs.forEach((name, id) -> states.put(name, rest.state(id)));
+    return states;
+  }
+
+  @Override
+  public void finish(Duration warehouseCatchUp) {
+    DemoCommand.say("the cluster keeps running: ./cheetah cluster status; ./cheetah cluster down");
+  }
+}

