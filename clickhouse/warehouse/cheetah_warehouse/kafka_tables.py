@@ -56,7 +56,7 @@ def apply_held(
 ) -> list[migrations.Migration]:
     """Apply pending migrations to a server with their Kafka tables held; then release them."""
     brokers = given.get("kafka_brokers")
-    if brokers is None:  # nothing to hold; a migration needing it fails naming --kafka-brokers
+    if brokers is None or brokers == NO_BROKER:  # nothing to hold (without it a migration needing it fails naming --kafka-brokers)
         return migrations.apply(client, directory, given, log)
     migrations.resolve_variables(given)  # refuse a bad broker list before anything is created
     applied = migrations.apply(client, directory, {**given, "kafka_brokers": NO_BROKER}, log)
