@@ -3,7 +3,9 @@ the embedded warehouse's HTTP front (ClickHouse 26.9 in-process) started with no
 applied and a users.d file giving the compose admin user `cheetah` the SHA-256 of a password
 full of URL metacharacters, then the script run as the compose service runs it, its password
 read from a secret file. Every migration of clickhouse/migrations must be recorded afterwards, a
-second run must apply nothing, and a wrong password must fail the step."""
+second run must apply nothing, every Kafka table must then read from the step's brokers (held
+on a closed address while migrations ran: clickhouse/README.md "Migrations"), and a wrong password
+must fail the step."""
 
 from __future__ import annotations
 
@@ -21,6 +23,7 @@ from warehouse_process import sql, start_warehouse  # noqa: E402
 
 SCRIPT = ROOT / "deploy" / "docker" / "tools" / "migrate.sh"
 PASSWORD = "p@ss word&x=1/#?%"
+BROKERS = "127.0.0.1:1"  # closed, and not the address the runner holds Kafka tables on (kafka_tables.py)
 
 
 @pytest.fixture
@@ -34,7 +37,8 @@ def empty_warehouse(tmp_path):
         "<clickhouse><profiles><cheetah_admin><max_execution_time>600</max_execution_time></cheetah_admin>"
         f"</profiles><users><cheetah><password_sha256_hex>{digest}</password_sha256_hex>"
         "<profile>cheetah_admin</profile><networks><ip>127.0.0.1</ip></networks></cheetah></users></clickhouse>")
-    w = start_warehouse(tmp_path / "data", extra_args=("--migrations", str(no_migrations), "--users", str(users)))
+    w = start_warehouse(tmp_path / "data", extra_args=("--migrations", str(no_migrations), "--users", str(users),
+                                                        "--tables", str(ROOT / "clickhouse" / "tables")))
     yield w
     w.stop()
 
@@ -46,7 +50,7 @@ def run_step(url: str, secret) -> subprocess.CompletedProcess[str]:
            "CHEETAH_CLICKHOUSE_URL": url.rstrip("/") + "/",
            "CHEETAH_CLICKHOUSE_DATABASE": "default",
            "CHEETAH_CLICKHOUSE_PASSWORD_FILE": str(secret),
-           "CHEETAH_KAFKA_BROKERS": "127.0.0.1:9"}
+           "CHEETAH_KAFKA_BROKERS": BROKERS}
     return subprocess.run(["bash", str(SCRIPT)], env=env, capture_output=True, text=True, timeout=240)
 
 
@@ -58,6 +62,10 @@ def test_the_step_applies_every_migration_once(empty_warehouse, tmp_path):
     assert first.returncode == 0, first.stderr + first.stdout
     recorded = sql(empty_warehouse.url, "SELECT name FROM schema_migrations FINAL ORDER BY version").split()
     assert len(recorded) == len(files), (recorded, files)
+    # Held while the migrations ran, then every Kafka table points at the step's brokers.
+    kafka = sql(empty_warehouse.url, "SELECT name, engine_full FROM system.tables WHERE engine = 'Kafka' FORMAT TSVRaw")
+    lines = kafka.splitlines()
+    assert lines and all(f"kafka_broker_list = '{BROKERS}'" in line for line in lines), kafka
     second = run_step(empty_warehouse.url, secret)
     assert second.returncode == 0, second.stderr
     assert sql(empty_warehouse.url, "SELECT count() FROM schema_migrations").strip() == str(len(files))

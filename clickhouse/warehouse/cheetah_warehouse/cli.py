@@ -12,7 +12,7 @@ from .clients import EngineClient, HttpClient, SqlClient
 from .embedded import EmbeddedEngine, EngineConfig, data_directory_owner
 from .consumer import DEFAULT_MAX_BATCH_RECORDS
 from .errors import DataDirectoryLocked, QueryError, WarehouseError
-from .kafka_tables import NO_BROKER, drop_kafka_tables
+from .kafka_tables import NO_BROKER, apply_held, drop_kafka_tables
 
 PROG = "python -m cheetah_warehouse"
 
@@ -334,7 +334,8 @@ def _run(args: argparse.Namespace) -> int:
 
     if args.command == "migrate":
         if args.url:
-            migrations.apply(HttpClient(args.url), args.migrations, _kafka_values(args))
+            # A server's Kafka tables consume only once every pending migration is applied (kafka_tables.py).
+            apply_held(HttpClient(args.url), args.migrations, _kafka_values(args))
         else:
             args.data.mkdir(parents=True, exist_ok=True)
             with _open_data_dir(args.data, args.schemas) as engine:

@@ -17,10 +17,10 @@ from typing import Any, Callable, Iterator
 import pytest
 import yaml
 
-from cheetah_warehouse import DEFAULT_SCHEMAS_DIR
+from cheetah_warehouse import DEFAULT_SCHEMAS_DIR, DEFAULT_TABLES_DIR
 from tests.cheetah_messages import address, load_messages
 from tests.kafka_broker import KafkaBroker, start_broker
-from tests.warehouse_process import sql, start_warehouse
+from tests.warehouse_process import run_cli, sql, start_warehouse
 
 # Every topic the warehouse stores (schemas/topics.yaml, `table` not null).
 TOPICS = tuple(t["name"] for t in yaml.safe_load((DEFAULT_SCHEMAS_DIR / "topics.yaml").read_text())["topics"] if t["table"])
@@ -227,6 +227,47 @@ def test_every_other_result_topic_lands_in_its_table_with_types_converted(
         }
         for query, expected in expect.items():
             assert sql(url, query) == expected, query
+    finally:
+        assert warehouse.stop() == 0, warehouse.stderr()
+        del producer
+
+
+# Last in this module: its link_id 'held-link' records stay on probe.bins.v1, which the test above
+# reads from the start with a new group and expects exactly one probe_bins row from.
+def test_migrate_url_holds_kafka_tables_so_every_rollup_gets_a_record_already_on_the_topic(
+    broker: KafkaBroker, messages: dict[str, Any], tmp_path: Path
+) -> None:
+    """`migrate --url` (a ClickHouse server; here the warehouse's HTTP front with no migration
+    applied, as in deploy/tests/test_migrate_step.py): 0005 creates probe_bins_queue, 0013 the
+    link_load rollups on probe_bins. A record on probe.bins.v1 before migrate runs must reach
+    probe_bins and all three rollups; one produced afterwards too (the released table consumes)."""
+    from confluent_kafka import Producer
+
+    def link_bin(bin_start_ms: int) -> bytes:
+        return messages["LinkBin"](link_id="held-link", probe_id="probe-9", bin_start_ms=bin_start_ms, bin_ms=100,
+                                   bytes=9_000_000, packets=6000, cheetah_bytes=4_000_000).SerializeToString()
+
+    producer = Producer({"bootstrap.servers": broker.bootstrap, "enable.idempotence": True})
+    producer.produce("probe.bins.v1", link_bin(START_MS))
+    assert producer.flush(30) == 0
+    no_migrations = tmp_path / "none"
+    no_migrations.mkdir()
+    warehouse = start_warehouse(tmp_path / "data", extra_args=("--migrations", str(no_migrations), "--tables", str(DEFAULT_TABLES_DIR)))
+    try:
+        url = warehouse.url
+        done = run_cli("migrate", "--url", url, "--kafka-brokers", broker.bootstrap, "--kafka-group-prefix", "held", timeout=300)
+        assert done.returncode == 0, done.stderr
+        queue = sql(url, "SELECT engine_full FROM system.tables WHERE database = currentDatabase() AND name = 'probe_bins_queue' FORMAT TSVRaw")
+        assert f"kafka_broker_list = '{broker.bootstrap}'" in queue and "kafka_group_name = 'held.probe_bins'" in queue, queue
+        # bytes - cheetah_bytes = 9 000 000 - 4 000 000, by hand.
+        rollups = {f"SELECT sum(bins), sum(bg_bytes) FROM link_load_{span} WHERE link_id = 'held-link'": "1\t5000000\n"
+                   for span in ("1m", "1h", "1d")}
+        wait_until(lambda: count(url, "probe_bins WHERE link_id = 'held-link'") == 1, "the record on the topic before migrate", 120)
+        wait_until(lambda: all(sql(url, q) == e for q, e in rollups.items()), "every link_load rollup of that record", 60)
+        producer.produce("probe.bins.v1", link_bin(START_MS + 100))
+        assert producer.flush(30) == 0
+        wait_until(lambda: count(url, "probe_bins WHERE link_id = 'held-link'") == 2, "a record produced after migrate", 120)
+        assert count(url, "probe_bins WHERE link_id = 'held-link'") == 2
     finally:
         assert warehouse.stop() == 0, warehouse.stderr()
         del producer

@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
+import re
 import shutil
 from pathlib import Path
 
 import pytest
 import yaml
 
-from cheetah_warehouse import DEFAULT_MIGRATIONS_DIR, DEFAULT_SCHEMAS_DIR, migrations
+from cheetah_warehouse import DEFAULT_MIGRATIONS_DIR, DEFAULT_SCHEMAS_DIR, DEFAULT_TABLES_DIR, migrations
 from cheetah_warehouse.clients import EngineClient
 from cheetah_warehouse.embedded import EmbeddedEngine
 from cheetah_warehouse.errors import WarehouseError
@@ -150,3 +151,60 @@ def test_embedded_drops_kafka_tables_and_keeps_their_views(client: EngineClient)
     assert rows(client, "SELECT count() FROM system.tables WHERE database = currentDatabase() AND name = 'flows_mv'") == [["1"]]
     assert drop_kafka_tables(client, log=messages.append) == []
     assert len(messages) == 1
+
+
+def test_migrate_url_holds_every_kafka_table_until_the_last_migration(tmp_path: Path) -> None:
+    """A server's Kafka table consumes as soon as it points at the brokers, and later migrations
+    add views on the tables it feeds (0013's rollups on flows, probe_bins, link_stats, flowsets):
+    a record consumed before such a view exists never reaches it. So over HTTP (the warehouse's
+    front with no migration applied, standing in for a server), no Kafka table may point at the
+    brokers before the last migration is applied; after it, every one does, with the group the
+    migration declared, and each table still feeds every view the migration files create on it."""
+    from cheetah_warehouse.clients import HttpClient
+    from cheetah_warehouse.kafka_tables import apply_held
+    from tests.kafka_broker import free_port
+    from tests.warehouse_process import start_warehouse
+
+    brokers = f"127.0.0.1:{free_port()}"  # nothing listens: this test needs no broker
+    no_migrations = tmp_path / "none"
+    no_migrations.mkdir()
+    warehouse = start_warehouse(tmp_path / "data", extra_args=("--migrations", str(no_migrations), "--tables", str(DEFAULT_TABLES_DIR)))
+    try:
+        client = HttpClient(warehouse.url)
+
+        def on_brokers() -> list[str]:
+            return [name for name, ddl in rows(client, "SELECT name, engine_full FROM system.tables "
+                                                       "WHERE database = currentDatabase() AND engine = 'Kafka'")
+                    if f"kafka_broker_list = '{brokers}'" in ddl]
+
+        early: list[str] = []
+
+        def after_each_migration(line: str) -> None:
+            if line.startswith("applied "):
+                early.extend(f"{name} after {line.split()[1]}" for name in on_brokers())
+
+        applied = apply_held(client, DEFAULT_MIGRATIONS_DIR, {**VARIABLES, "kafka_brokers": brokers}, log=after_each_migration)
+        assert len(applied) == len(migrations.discover(DEFAULT_MIGRATIONS_DIR))
+        assert early == [], "Kafka tables consumed while migrations were still being applied"
+        assert sorted(on_brokers()) == sorted(f"{table}_queue" for table in STORED)
+        for name, ddl in rows(client, "SELECT name, engine_full FROM system.tables WHERE database = currentDatabase() AND engine = 'Kafka'"):
+            table = name.removesuffix("_queue")
+            assert f"kafka_topic_list = '{STORED[table]}'" in ddl and f"kafka_group_name = 'migrations-test.{table}'" in ddl, ddl
+
+        expected: dict[str, set[str]] = {}
+        for migration in migrations.discover(DEFAULT_MIGRATIONS_DIR):
+            for view, source in MATERIALIZED_VIEW.findall(migration.text):
+                expected.setdefault(source, set()).add(view)
+        assert {"link_load_1m_mv", "link_load_1h_mv", "link_load_1d_mv"} <= expected["probe_bins"]
+        assert "probe_bins_mv" in expected["probe_bins_queue"]
+        fed = {name: set(views.strip("[]").replace("'", "").split(",")) - {""} for name, views in rows(
+            client, "SELECT name, dependencies_table FROM system.tables WHERE database = currentDatabase()")}
+        assert {source: fed.get(source, set()) for source in expected} == expected
+        assert apply_held(client, DEFAULT_MIGRATIONS_DIR, {**VARIABLES, "kafka_brokers": brokers}, log=quiet) == []
+        assert sorted(on_brokers()) == sorted(f"{table}_queue" for table in STORED)
+    finally:
+        assert warehouse.stop() == 0, warehouse.stderr()
+
+
+# A materialized view in the migration files, and the table it reads (its first FROM).
+MATERIALIZED_VIEW = re.compile(r"CREATE MATERIALIZED VIEW IF NOT EXISTS (\w+) TO \w+ AS\s.*?\bFROM (\w+)", re.S)
