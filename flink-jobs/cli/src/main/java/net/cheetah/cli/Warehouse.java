@@ -88,13 +88,16 @@ final class Warehouse extends ProcessComponent {
             "--schemas",
             tools.home().resolve("schemas").toString(),
             "--users",
-            tools.home().resolve("clickhouse/users.d").toString());
+            tools.home().resolve("clickhouse/users.d").toString(),
+            // Never outlive the JVM once it dies, kill -9 included: its stdin is our lifeline.
+            "--exit-on-stdin-eof");
     process =
         new ChildProcess(
             ChildProcess.Config.of("warehouse", logs, cmd)
                 .withEnvironment(
                     Map.of("PYTHONPATH", tools.home().resolve("clickhouse/warehouse").toString()))
-                .withStopTimeout(Duration.ofSeconds(60)));
+                .withStopTimeout(Duration.ofSeconds(60))
+                .withLifeline());
     process.start();
     String ready = process.awaitLine(l -> l.startsWith("READY "), Duration.ofSeconds(180));
     url = ready.substring("READY ".length()).trim();
