@@ -286,11 +286,14 @@ def _exit_when_parent_goes(grace_s: float = 30.0) -> None:
     def watch() -> None:
         while sys.stdin.buffer.read(65536):
             pass
-        print("stdin closed: the parent process is gone; stopping", file=sys.stderr, flush=True)
+        # The parent read our stdout and stderr too: from now on they lead nowhere, and writing
+        # to them would fail (EPIPE) in the middle of the clean stop.
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, 1)
+        os.dup2(devnull, 2)
         os.kill(os.getpid(), signal.SIGTERM)
         threading.Event().wait(grace_s)
-        print(f"not stopped {grace_s:g} s after the parent went; exiting", file=sys.stderr, flush=True)
-        os._exit(1)
+        os._exit(1)  # not stopped grace_s after the parent went
 
     threading.Thread(target=watch, name="parent-watch", daemon=True).start()
 

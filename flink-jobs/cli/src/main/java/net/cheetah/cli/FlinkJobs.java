@@ -137,6 +137,7 @@ final class FlinkJobs implements Component {
     }
     List<String> older =
         found.stream().filter(r -> r != newest.get()).map(ResumePoint.Retained::describe).toList();
+    ResumePoint.prune(checkpoints(), name, newest);
     say.accept(
         "resuming "
             + name

@@ -113,6 +113,46 @@ final class ResumePoint {
     return found;
   }
 
+  /**
+   * Deletes the checkpoints of the job's runs that {@code chosen} (the newest state, about to be
+   * resumed from) made obsolete: every run's but the chosen checkpoint's own, which stays until the
+   * next run has completed a checkpoint of its own (Flink does not claim a restored checkpoint).
+   * The next resume only ever looks at newer states. Returns the deleted run directories.
+   */
+  static List<Path> prune(Path checkpoints, String job, Optional<Retained> chosen)
+      throws IOException {
+    List<String> runs = runs(checkpoints, job);
+    int keep = chosen.filter(r -> r.kind() == Kind.CHECKPOINT).map(Retained::run).orElse(-1);
+    if (chosen.isEmpty()) {
+      return List.of(); // nothing was found: nothing to make obsolete
+    }
+    List<Path> deleted = new ArrayList<>();
+    for (int run = 0; run < runs.size(); run++) {
+      Path dir = checkpoints.resolve(runs.get(run));
+      if (run != keep && Files.isDirectory(dir)) {
+        deleteTree(dir);
+        deleted.add(dir);
+      }
+    }
+    Path file = runsFile(checkpoints, job);
+    Path tmp = file.resolveSibling(file.getFileName() + ".tmp");
+    Files.writeString(tmp, keep >= 0 ? runs.get(keep) + "\n" : "");
+    Files.move(
+        tmp,
+        file,
+        java.nio.file.StandardCopyOption.REPLACE_EXISTING,
+        java.nio.file.StandardCopyOption.ATOMIC_MOVE);
+    return deleted;
+  }
+
+  private static void deleteTree(Path dir) throws IOException {
+    try (Stream<Path> all = Files.walk(dir)) {
+      for (Path p : all.sorted(Comparator.reverseOrder()).toList()) {
+        Files.deleteIfExists(p);
+      }
+    }
+  }
+
   /** The job ids recorded for {@code job}, oldest first. */
   static List<String> runs(Path checkpoints, String job) throws IOException {
     try {

@@ -48,7 +48,7 @@ import org.junit.jupiter.api.io.TempDir;
  * warehouse, children of the killed JVM, must then exit by themselves. Run 3 gets the rest.
  */
 @Tag("integration")
-@Timeout(value = 20, unit = TimeUnit.MINUTES)
+@Timeout(value = 30, unit = TimeUnit.MINUTES)
 class CrashRecoveryTest {
   static final String TEST = "crash";
 
@@ -146,7 +146,12 @@ class CrashRecoveryTest {
       awaitPublished(r.bootstrap(), upTo[0]);
       awaitFlows(tools, r, upTo[0]);
       up.stop(); // SIGTERM: savepoints, warehouse caught up
-      assertThat(up.exitCode()).as("exit code of the cleanly stopped up").contains(0);
+      // 143 = 128 + SIGTERM: the JVM's status after its shutdown hook (the clean stop) ran.
+      assertThat(up.exitCode()).as("exit code of the cleanly stopped up").contains(143);
+      assertThat(stderr(up))
+          .as("up-1's stderr")
+          .contains("waiting for the warehouse to store everything committed")
+          .doesNotContain("clean stop failed");
     }
     EndToEnd.say(TEST, String.format("run 1 stopped cleanly (%.1f s)", secs(t0)));
 
@@ -176,7 +181,7 @@ class CrashRecoveryTest {
     // (stdin) was closed by the kernel.
     Wait.until(
         "the children of the killed up to exit: " + orphans,
-        Duration.ofSeconds(60),
+        Duration.ofSeconds(90),
         () -> orphans.stream().noneMatch(ProcessHandle::isAlive));
 
     // Run 3, same data directory and ports: resumes from the checkpoints, gets the rest.
@@ -197,7 +202,7 @@ class CrashRecoveryTest {
       EndToEnd.Progress p =
           Wait.forValue(
               "the warehouse to store every result",
-              Duration.ofMinutes(4),
+              Duration.ofMinutes(8),
               Duration.ofSeconds(1),
               () -> {
                 try {
@@ -241,7 +246,10 @@ class CrashRecoveryTest {
 
   record Ready(int netflowPort, String warehouse, String flink, String bootstrap) {}
 
-  /** `cheetah up` in a child JVM with {@code sets}; stopped (SIGTERM) within 3 minutes. */
+  /**
+   * `cheetah up` in a child JVM with {@code sets}; stopped (SIGTERM) within 3 minutes. Waits are
+   * generous: on a loaded machine one start of `up` took 8 minutes.
+   */
   private static ChildProcess up(Tools tools, Path logs, String name, Map<String, String> sets) {
     List<String> cmd =
         new ArrayList<>(
@@ -267,7 +275,7 @@ class CrashRecoveryTest {
   private static Ready ready(ChildProcess up) throws Exception {
     JsonNode j =
         new ObjectMapper()
-            .readTree(up.awaitLine(l -> l.contains("\"event\":\"ready\""), Duration.ofMinutes(4)));
+            .readTree(up.awaitLine(l -> l.contains("\"event\":\"ready\""), Duration.ofMinutes(10)));
     EndToEnd.say(TEST, up.config().name() + " ready: " + j);
     return new Ready(
         j.path("netflow_port").asInt(),
@@ -306,7 +314,7 @@ class CrashRecoveryTest {
       try {
         Wait.until(
             "goflow2 to publish " + records + " flow records to " + Topics.GOFLOW2,
-            Duration.ofMinutes(2),
+            Duration.ofMinutes(4),
             () -> {
               try {
                 var parts =
@@ -343,7 +351,7 @@ class CrashRecoveryTest {
     WarehouseClient wh = new WarehouseClient(r.warehouse());
     Wait.until(
         "the warehouse to store " + records + " flow records",
-        Duration.ofMinutes(3),
+        Duration.ofMinutes(6),
         () -> {
           try {
             return EndToEnd.Progress.of(tools, wh).flows() >= records;

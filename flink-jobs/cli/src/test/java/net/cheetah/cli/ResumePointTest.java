@@ -123,6 +123,53 @@ class ResumePointTest {
     assertThat(ResumePoint.scan(cps, JOB, dir.resolve("none.latest"))).isEmpty();
   }
 
+  @Test
+  void pruningKeepsOnlyTheChosenCheckpointsRun() throws Exception {
+    Path cps = dir.resolve("checkpoints");
+    ResumePoint.recordRun(cps, JOB, RUN_A);
+    ResumePoint.recordRun(cps, JOB, RUN_B);
+    ResumePoint.recordRun(cps, "other-job", OTHER);
+    complete(cps.resolve(RUN_A).resolve("chk-4"), 100);
+    complete(cps.resolve(RUN_B).resolve("chk-2"), 200);
+    complete(cps.resolve(OTHER).resolve("chk-9"), 50);
+    Optional<Retained> chosen =
+        ResumePoint.choose(ResumePoint.scan(cps, JOB, dir.resolve("none.latest")));
+
+    assertThat(ResumePoint.prune(cps, JOB, chosen)).containsExactly(cps.resolve(RUN_A));
+
+    assertThat(cps.resolve(RUN_A)).doesNotExist();
+    assertThat(cps.resolve(RUN_B).resolve("chk-2").resolve(ResumePoint.METADATA)).exists();
+    assertThat(cps.resolve(OTHER)).as("another job's run").exists();
+    assertThat(ResumePoint.runs(cps, JOB)).containsExactly(RUN_B);
+    assertThat(ResumePoint.choose(ResumePoint.scan(cps, JOB, dir.resolve("none.latest"))))
+        .as("the same choice after pruning")
+        .isEqualTo(chosen);
+  }
+
+  @Test
+  void pruningAfterChoosingTheSavepointDropsEveryRun() throws Exception {
+    Path cps = dir.resolve("checkpoints");
+    ResumePoint.recordRun(cps, JOB, RUN_A);
+    complete(cps.resolve(RUN_A).resolve("chk-4"), 100);
+    Path savepoint = complete(dir.resolve("savepoints").resolve("savepoint-bbbbbb-1"), 200);
+    Path marker = dir.resolve("savepoints").resolve(JOB + ".latest");
+    Files.writeString(marker, savepoint + "\n");
+    Optional<Retained> chosen = ResumePoint.choose(ResumePoint.scan(cps, JOB, marker));
+
+    assertThat(ResumePoint.prune(cps, JOB, chosen)).containsExactly(cps.resolve(RUN_A));
+    assertThat(ResumePoint.runs(cps, JOB)).isEmpty();
+    assertThat(savepoint).exists();
+  }
+
+  @Test
+  void nothingChosenPrunesNothing() throws Exception {
+    Path cps = dir.resolve("checkpoints");
+    ResumePoint.recordRun(cps, JOB, RUN_A);
+    Files.createDirectories(cps.resolve(RUN_A).resolve("chk-1")); // incomplete
+    assertThat(ResumePoint.prune(cps, JOB, Optional.empty())).isEmpty();
+    assertThat(ResumePoint.runs(cps, JOB)).containsExactly(RUN_A);
+  }
+
   /** A checkpoint directory with its _metadata written at T + second. */
   private static Path complete(Path chk, long second) throws Exception {
     Files.createDirectories(chk);
