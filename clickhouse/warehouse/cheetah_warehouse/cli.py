@@ -117,6 +117,11 @@ def build_parser() -> argparse.ArgumentParser:
         "stays visible to a row count: for tests and the demo's stored-once check",
     )
     serve.add_argument(
+        "--exit-on-stdin-eof", action="store_true",
+        help="stop (as on SIGTERM) when stdin ends: a parent that keeps a pipe open on it dies in any way "
+        "(kill -9 too) and the warehouse never outlives it; exit 1 if not stopped 30 s later",
+    )
+    serve.add_argument(
         "--log-level", default="warning", metavar="LEVEL",
         help="engine log level for DIR/logs/warehouse.log (default warning; librdkafka logs to DIR/logs/kafka.log)",
     )
@@ -299,9 +304,33 @@ def _open_data_dir(data_dir: Path, schemas_dir: Path) -> EmbeddedEngine:
     return EmbeddedEngine(EngineConfig(data_dir, schemas_dir)).open()
 
 
+def _exit_when_parent_goes(grace_s: float = 30.0) -> None:
+    """SIGTERM ourselves once stdin ends (the parent holding its pipe is gone); exit 1 after grace_s."""
+    import os
+    import signal
+    import threading
+
+    def watch() -> None:
+        while sys.stdin.buffer.read(65536):
+            pass
+        # The parent read our stdout and stderr too: from now on they lead nowhere, and writing
+        # to them would fail (EPIPE) in the middle of the clean stop.
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, 1)
+        os.dup2(devnull, 2)
+        os.kill(os.getpid(), signal.SIGTERM)
+        threading.Event().wait(grace_s)
+        os._exit(1)  # not stopped grace_s after the parent went
+
+    threading.Thread(target=watch, name="parent-watch", daemon=True).start()
+
+
 def _run(args: argparse.Namespace) -> int:
     if args.command == "serve":
         from .serve import ServeConfig, serve
+
+        if args.exit_on_stdin_eof:
+            _exit_when_parent_goes()
 
         return serve(
             ServeConfig(

@@ -8,11 +8,13 @@ import (
 	"context"
 	"flag"
 	"fmt"
+	"io"
 	"log/slog"
 	"os"
 	"os/signal"
 	"strings"
 	"syscall"
+	"time"
 
 	"cheetah/ingest/goflow2/collector"
 
@@ -44,6 +46,7 @@ func run() int {
 	logLevel := flag.String("loglevel", "info", "Log level")
 	logFmt := flag.String("logfmt", "normal", "Log formatter (normal or json)")
 	showVersion := flag.Bool("v", false, "Print version")
+	exitOnEOF := flag.Bool("exit-on-stdin-eof", false, "stop (as on SIGTERM) when stdin reaches its end: a parent that keeps a pipe open on our stdin dies in any way (kill -9 too) and we never outlive it holding its ports; exit 1 if not stopped 10s later")
 	// goflow2's own default topic is "flow-messages": Cheetah's is the manifest's.
 	if f := flag.Lookup("transport.kafka.topic"); f != nil {
 		f.DefValue = collector.DefaultFlowsTopic
@@ -84,6 +87,20 @@ func run() int {
 
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
+	if *exitOnEOF {
+		var parentGone context.CancelFunc
+		ctx, parentGone = context.WithCancel(ctx)
+		defer parentGone()
+		go func() {
+			_, _ = io.Copy(io.Discard, os.Stdin)
+			logger.Warn("stdin closed: the parent process is gone; stopping")
+			parentGone()
+			time.AfterFunc(10*time.Second, func() {
+				logger.Error("not stopped 10s after the parent went; exiting")
+				os.Exit(1)
+			})
+		}()
+	}
 
 	logger.Info("starting cheetah-goflow2", slog.String("goflow2", goflow2Version))
 	if err := collector.Run(ctx, cfg); err != nil {

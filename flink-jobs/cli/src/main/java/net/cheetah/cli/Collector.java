@@ -82,6 +82,9 @@ final class Collector extends ProcessComponent {
         Topics.REJECTED,
         // Refuse datagrams whose length fields lie (length_mismatch) rather than decode them.
         "-strict=true",
+        // Never outlive the JVM (and its ports) once it dies, kill -9 included: our lifeline
+        // (ChildProcess.Config.withLifeline) is its stdin.
+        "-exit-on-stdin-eof",
         "-loglevel",
         "warn");
   }
@@ -96,7 +99,9 @@ final class Collector extends ProcessComponent {
             udpPort,
             metricsPort,
             bootstrap.get());
-    process = new ChildProcess(ChildProcess.Config.of("goflow2", logs, cmd), this::onLine, l -> {});
+    process =
+        new ChildProcess(
+            ChildProcess.Config.of("goflow2", logs, cmd).withLifeline(), this::onLine, l -> {});
     say.accept("starting goflow2 (NetFlow v5/v9/IPFIX on udp 127.0.0.1:" + udpPort + ")");
     process.start();
     process.awaitLine(l -> l.contains("\"ready\""), Duration.ofSeconds(30));

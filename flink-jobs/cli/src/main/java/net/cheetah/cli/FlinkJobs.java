@@ -23,10 +23,11 @@ import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 
 /**
  * The stack's Flink jobs on the embedded MiniCluster: submitted with exactly-once checkpoints and
- * the configured restart strategy (flink.restart-*; {@link RestartStrategy}), resumed from and
- * stopped with savepoints, and watched: every restart is reported as a warning with its cause, and
- * a job that ends by itself (FAILED once its attempts are used up) is reported loudly and completes
- * {@link #failure()}, so that nothing waits on a dead pipeline.
+ * the configured restart strategy (flink.restart-*; {@link RestartStrategy}), stopped with
+ * savepoints, resumed from the newest state each left (its savepoint, or after a crash a newer
+ * retained checkpoint: {@link ResumePoint}), and watched: every restart is reported as a warning
+ * with its cause, and a job that ends by itself (FAILED once its attempts are used up) is reported
+ * loudly and completes {@link #failure()}, so that nothing waits on a dead pipeline.
  */
 final class FlinkJobs implements Component {
   /** A job {@link #start} submits: its name and what builds it on a fresh environment. */
@@ -106,24 +107,48 @@ final class FlinkJobs implements Component {
   /**
    * Builds a job on a fresh environment set up as on any cluster ({@link JobEnvironment}:
    * exactly-once checkpoints, retained checkpoints, parallelism, restart strategy), resumes it from
-   * its last savepoint if it has one, submits and watches it.
+   * the newest savepoint or retained checkpoint it left ({@link #resumePoint}), submits and watches
+   * it.
    */
   void submit(String name, Consumer<StreamExecutionEnvironment> build) throws IOException {
     StreamExecutionEnvironment env = flink.newEnvironment();
     JobEnvironment.configure(env, cfg, data);
     build.accept(env);
-    Path marker = savepointMarker(name);
-    Optional<EmbeddedFlink.SavepointRestore> restore = Optional.empty();
-    if (Files.exists(marker)) {
-      String path = Files.readString(marker).strip();
-      say.accept("resuming " + name + " from savepoint " + path);
-      restore = Optional.of(EmbeddedFlink.SavepointRestore.of(path));
-    }
+    Optional<EmbeddedFlink.SavepointRestore> restore = resumePoint(name);
     JobID id = flink.submit(env, name, restore);
+    ResumePoint.recordRun(checkpoints(), name, id.toHexString());
     synchronized (this) {
       jobs.put(name, id);
     }
     watch.watch(name, id);
+  }
+
+  /**
+   * The newest state the job left ({@link ResumePoint}): its last clean stop's savepoint, or a
+   * checkpoint retained by a later run that crashed (kill -9, power loss), never an older one. Says
+   * which, and what it passed over.
+   */
+  private Optional<EmbeddedFlink.SavepointRestore> resumePoint(String name) throws IOException {
+    List<ResumePoint.Retained> found = ResumePoint.scan(checkpoints(), name, savepointMarker(name));
+    Optional<ResumePoint.Retained> newest = ResumePoint.choose(found);
+    if (newest.isEmpty()) {
+      say.accept("starting " + name + " fresh: it left no checkpoint or savepoint");
+      return Optional.empty();
+    }
+    List<String> older =
+        found.stream().filter(r -> r != newest.get()).map(ResumePoint.Retained::describe).toList();
+    ResumePoint.prune(checkpoints(), name, newest);
+    say.accept(
+        "resuming "
+            + name
+            + " from "
+            + newest.get().describe()
+            + (older.isEmpty() ? "" : "; older, not used: " + String.join(", ", older)));
+    return Optional.of(EmbeddedFlink.SavepointRestore.of(newest.get().path()));
+  }
+
+  private Path checkpoints() {
+    return flink.config().checkpointDirectory().toAbsolutePath();
   }
 
   /** Waits until every submitted job runs all its tasks. */

@@ -67,12 +67,16 @@ final class Warehouse extends ProcessComponent {
     say.accept("starting the warehouse (ClickHouse engine in-process)");
     int port = freePort ? FreePorts.pick() : cfg.httpPort();
     FreePorts.requireFree(port, "the warehouse", "warehouse.http-port");
-    List<String> cmd = command(tools, dir(data), port, bootstrap.get());
+    List<String> cmd = new java.util.ArrayList<>(command(tools, dir(data), port, bootstrap.get()));
+    // Never outlive the JVM once it dies, kill -9 included: its stdin is our lifeline. (Cluster
+    // mode starts the same command as a daemon, without it.)
+    cmd.add("--exit-on-stdin-eof");
     process =
         new ChildProcess(
             ChildProcess.Config.of("warehouse", logs, cmd)
                 .withEnvironment(environment(tools))
-                .withStopTimeout(Duration.ofSeconds(60)));
+                .withStopTimeout(Duration.ofSeconds(60))
+                .withLifeline());
     process.start();
     String ready = process.awaitLine(l -> l.startsWith("READY "), Duration.ofSeconds(180));
     url = ready.substring("READY ".length()).trim();

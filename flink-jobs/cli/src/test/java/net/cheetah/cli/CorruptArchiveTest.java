@@ -149,8 +149,8 @@ class CorruptArchiveTest {
               archive.toString(),
               "--set",
               "kafka.bootstrap=" + stack.bootstrap(),
-              "--state",
-              dir.resolve("backfill.progress").toString());
+              "--id",
+              "corrupt-archive");
       assertThat(run.rc()).as("exit status with unreadable archives; %s", run).isEqualTo(1);
       for (Path c : corrupt) {
         assertThat(run.err()).as("stderr names %s", c).contains("nfdump could not read " + c);
@@ -176,9 +176,10 @@ class CorruptArchiveTest {
           .filteredOn(r -> !r.getReason().equals("unreadable_archive"))
           .extracting(RejectedRecord::getReason)
           .containsExactly("impossible_counts", "impossible_counts");
-      // The progress file marks only the good archive as sent whole (-1): a run after a repair
-      // reads the others again.
-      Map<String, Long> progress = BackfillCommand.readProgress(dir.resolve("backfill.progress"));
+      // The committed progress marks only the good archive as sent whole (-1): a run after a
+      // repair reads the others again.
+      Map<String, Long> progress =
+          BackfillCommand.committedProgress(stack.bootstrap(), "corrupt-archive");
       assertThat(progress).hasSize(5);
       assertThat(progress.entrySet())
           .filteredOn(e -> e.getValue() == -1L)

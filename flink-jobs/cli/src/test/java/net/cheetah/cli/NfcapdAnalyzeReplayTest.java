@@ -84,7 +84,7 @@ class NfcapdAnalyzeReplayTest {
     Files.createDirectories(archive);
     capture(tools, EndToEnd.requireOnPath("nfcapd"), logs, truth, archive);
     long records = Long.parseLong(totals(truth, "records"));
-    Path progress = dir.resolve("backfill.progress");
+    String id = "replay";
     Map<String, String> sets = new java.util.LinkedHashMap<>(DETECTION);
     CheetahConfig cfg = EndToEnd.config(sets);
     try (Stack stack =
@@ -97,8 +97,8 @@ class NfcapdAnalyzeReplayTest {
               archive.toString(),
               "--set",
               "kafka.bootstrap=" + stack.bootstrap(),
-              "--state",
-              progress.toString(),
+              "--id",
+              id,
               "--batch",
               "500");
       // First run in a child JVM, paced so that it is still sending when killed.
@@ -116,11 +116,12 @@ class NfcapdAnalyzeReplayTest {
         net.cheetah.runtime.Wait.until(
             "the first backfill to commit a batch",
             Duration.ofMinutes(2),
-            () -> Files.exists(progress) && !readProgress(progress).isEmpty());
+            Duration.ofMillis(200),
+            () -> !readProgress(stack.bootstrap(), id).isEmpty());
         ProcessHandle.of(first.pid()).ifPresent(ProcessHandle::destroyForcibly); // SIGKILL
         first.awaitExit(Duration.ofSeconds(30));
       }
-      long sentBeforeKill = readProgress(progress).values().iterator().next();
+      long sentBeforeKill = readProgress(stack.bootstrap(), id).values().iterator().next();
       assertThat(sentBeforeKill)
           .as("records committed before the kill")
           .isBetween(500L, records - 1);
@@ -129,7 +130,9 @@ class NfcapdAnalyzeReplayTest {
           new CommandLine(new BackfillCommand())
               .execute(args.subList(1, args.size()).toArray(String[]::new));
       assertThat(rc).as("resumed backfill exit code").isZero();
-      assertThat(readProgress(progress).values()).as("every archive marked done").containsOnly(-1L);
+      assertThat(readProgress(stack.bootstrap(), id).values())
+          .as("every archive marked done")
+          .containsOnly(-1L);
       EndToEnd.Progress p =
           EndToEnd.awaitStored(
               stack,
@@ -160,12 +163,8 @@ class NfcapdAnalyzeReplayTest {
     }
   }
 
-  private static Map<String, Long> readProgress(Path f) {
-    try {
-      return BackfillCommand.readProgress(f);
-    } catch (java.io.IOException e) {
-      return Map.of();
-    }
+  private static Map<String, Long> readProgress(String bootstrap, String id) {
+    return BackfillCommand.committedProgress(bootstrap, id);
   }
 
   private void run(int replayVersion) throws Exception {
@@ -270,7 +269,7 @@ class NfcapdAnalyzeReplayTest {
    * The generator exports to a real nfcapd (23:50 yesterday: a transfer crosses midnight); returns
    * the archive's files after checking that nfcapd stored every record sent.
    */
-  private static List<Path> capture(Tools tools, Path nfcapd, Path logs, Path truth, Path archive)
+  static List<Path> capture(Tools tools, Path nfcapd, Path logs, Path truth, Path archive)
       throws Exception {
     int port = EndToEnd.freeUdpPort();
     try (ChildProcess capd =
@@ -370,7 +369,7 @@ class NfcapdAnalyzeReplayTest {
     }
   }
 
-  private static String totals(Path truth, String key) throws Exception {
+  static String totals(Path truth, String key) throws Exception {
     Matcher m =
         Pattern.compile("\"totals\"\\s*:\\s*\\{[^}]*\"" + key + "\"\\s*:\\s*(\\d+)")
             .matcher(Files.readString(truth.resolve("truth.json")));

@@ -20,6 +20,9 @@ public final class Topics {
   /** cheetah/v1/flows.proto:FlowRecord, keyed by flow 5-tuple hash. */
   public static final String FLOWS = "flows.v1";
 
+  /** cheetah/v1/backfill.proto:BackfillProgress, keyed by backfill id. */
+  public static final String BACKFILL_PROGRESS = "backfill.progress.v1";
+
   /** cheetah/v1/flows.proto:RejectedRecord, keyed by none. */
   public static final String REJECTED = "flows.rejected.v1";
 
@@ -73,6 +76,7 @@ public final class Topics {
       List.of(
           GOFLOW2,
           FLOWS,
+          BACKFILL_PROGRESS,
           REJECTED,
           PROBE_FLIGHTS,
           PROBE_BINS,
@@ -95,7 +99,7 @@ public final class Topics {
       Set.of(GOFLOW2, FLOWS, PROBE_FLIGHTS, PROBE_PACKETS);
 
   /** Keyed by entity, only the latest value matters: compacted, never aged out. */
-  public static final Set<String> COMPACTED = Set.of(THRESHOLDS);
+  public static final Set<String> COMPACTED = Set.of(BACKFILL_PROGRESS, THRESHOLDS);
 
   /** Kept at least this long whatever the configured retention. */
   public static final Map<String, Duration> MIN_RETENTION =

@@ -56,6 +56,9 @@ public final class ChildProcess implements AutoCloseable {
    * @param stopTimeout how long {@link #stop()} waits after SIGTERM before SIGKILL
    * @param tailLines how many recent lines of each stream are kept for {@link #awaitLine} and error
    *     messages
+   * @param lifeline keep the child's stdin open instead of closing it at start: nothing is written
+   *     to it, but the kernel closes it when this JVM dies in any way (kill -9 included), so a
+   *     program that exits at end of input never outlives this JVM and the ports it holds
    */
   public record Config(
       String name,
@@ -64,7 +67,8 @@ public final class ChildProcess implements AutoCloseable {
       Optional<Path> workingDirectory,
       Path logDirectory,
       Duration stopTimeout,
-      int tailLines) {
+      int tailLines,
+      boolean lifeline) {
 
     public static final Duration DEFAULT_STOP_TIMEOUT = Duration.ofSeconds(10);
     public static final int DEFAULT_TAIL_LINES = 200;
@@ -96,27 +100,48 @@ public final class ChildProcess implements AutoCloseable {
           Optional.empty(),
           logDirectory,
           DEFAULT_STOP_TIMEOUT,
-          DEFAULT_TAIL_LINES);
+          DEFAULT_TAIL_LINES,
+          false);
     }
 
     public Config withEnvironment(Map<String, String> additions) {
       return new Config(
-          name, command, additions, workingDirectory, logDirectory, stopTimeout, tailLines);
+          name,
+          command,
+          additions,
+          workingDirectory,
+          logDirectory,
+          stopTimeout,
+          tailLines,
+          lifeline);
     }
 
     public Config withWorkingDirectory(Path directory) {
       return new Config(
-          name, command, environment, Optional.of(directory), logDirectory, stopTimeout, tailLines);
+          name,
+          command,
+          environment,
+          Optional.of(directory),
+          logDirectory,
+          stopTimeout,
+          tailLines,
+          lifeline);
     }
 
     public Config withStopTimeout(Duration timeout) {
       return new Config(
-          name, command, environment, workingDirectory, logDirectory, timeout, tailLines);
+          name, command, environment, workingDirectory, logDirectory, timeout, tailLines, lifeline);
     }
 
     public Config withTailLines(int lines) {
       return new Config(
-          name, command, environment, workingDirectory, logDirectory, stopTimeout, lines);
+          name, command, environment, workingDirectory, logDirectory, stopTimeout, lines, lifeline);
+    }
+
+    /** See {@code lifeline}: the child's stdin stays open until this JVM stops it or dies. */
+    public Config withLifeline() {
+      return new Config(
+          name, command, environment, workingDirectory, logDirectory, stopTimeout, tailLines, true);
     }
 
     public Path stdoutLog() {
@@ -195,10 +220,12 @@ public final class ChildProcess implements AutoCloseable {
               + ". Check that the program is installed and the path is right.",
           e);
     }
-    try {
-      process.getOutputStream().close(); // the children read nothing from us
-    } catch (IOException e) {
-      LOG.debug("Closing stdin of {} failed", config.name(), e);
+    if (!config.lifeline()) {
+      try {
+        process.getOutputStream().close(); // the children read nothing from us
+      } catch (IOException e) {
+        LOG.debug("Closing stdin of {} failed", config.name(), e);
+      }
     }
     String header =
         "---- " + Instant.now() + " started pid " + process.pid() + ": " + config.command();
@@ -388,6 +415,13 @@ public final class ChildProcess implements AutoCloseable {
     }
     stdout.awaitEnd(Duration.ofSeconds(2));
     stderr.awaitEnd(Duration.ofSeconds(2));
+    if (config.lifeline()) {
+      try {
+        process.getOutputStream().close(); // the lifeline, once its program has gone
+      } catch (IOException e) {
+        LOG.debug("Closing stdin of {} failed", config.name(), e);
+      }
+    }
     if (wasAlive && !process.isAlive()) {
       LOG.info("{} (pid {}) stopped, exit code {}", config.name(), root.pid(), process.exitValue());
     }

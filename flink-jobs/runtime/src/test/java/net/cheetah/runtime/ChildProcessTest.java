@@ -80,6 +80,29 @@ class ChildProcessTest {
     }
   }
 
+  /**
+   * cat ends at the end of its input: without a lifeline at once, with one only once stopped (or
+   * once this JVM dies: then the kernel closes the pipe; CrashRecoveryTest kills a JVM for that).
+   */
+  @Test
+  void aLifelineKeepsTheChildsStdinOpenUntilItIsStopped() {
+    try (ChildProcess plain = new ChildProcess(shell("plain", "cat; echo eof"))) {
+      plain.start();
+      plain.awaitLine("eof"::equals, Duration.ofSeconds(10));
+    }
+    try (ChildProcess tied =
+        new ChildProcess(shell("tied", "echo READY; cat; echo eof").withLifeline())) {
+      tied.start();
+      tied.awaitLine("READY"::equals, Duration.ofSeconds(10));
+      assertThatThrownBy(() -> tied.awaitLine("eof"::equals, Duration.ofSeconds(2)))
+          .isInstanceOf(ChildProcessException.class)
+          .hasMessageContaining("printed no matching");
+      assertThat(tied.isAlive()).isTrue();
+      tied.stop();
+      assertThat(tied.isAlive()).isFalse();
+    }
+  }
+
   @Test
   void killsAProgramThatIgnoresSigterm() {
     try (ChildProcess child =

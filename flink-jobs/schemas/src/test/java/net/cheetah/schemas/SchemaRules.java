@@ -9,6 +9,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
 import net.cheetah.schemas.v1.Alert;
+import net.cheetah.schemas.v1.BackfillProgress;
 import net.cheetah.schemas.v1.CheetahEvent;
 import net.cheetah.schemas.v1.Flight;
 import net.cheetah.schemas.v1.FlowRecord;
@@ -28,6 +29,7 @@ final class SchemaRules {
       Map.ofEntries(
           Map.entry("flows.v1", "FlowRecord"),
           Map.entry("flows.rejected.v1", "RejectedRecord"),
+          Map.entry("backfill.progress.v1", "BackfillProgress"),
           Map.entry("probe.flights.v1", "Flight"),
           Map.entry("probe.bins.v1", "LinkBin"),
           Map.entry("probe.packets.v1", "PacketSummary"),
@@ -54,7 +56,8 @@ final class SchemaRules {
         LinkStats.getDescriptor().getFile(),
         Threshold.getDescriptor().getFile(),
         RedirectCommand.getDescriptor().getFile(),
-        Alert.getDescriptor().getFile());
+        Alert.getDescriptor().getFile(),
+        BackfillProgress.getDescriptor().getFile());
   }
 
   static List<Descriptor> messages() {
