@@ -20,7 +20,7 @@ public final class Topics {
   /** cheetah/v1/flows.proto:FlowRecord, keyed by flow 5-tuple hash. */
   public static final String FLOWS = "flows.v1";
 
-  /** cheetah/v1/backfill.proto:BackfillProgress, keyed by backfill id. */
+  /** cheetah/v1/backfill.proto:BackfillProgress, keyed by backfill id, newline, archive path. */
   public static final String BACKFILL_PROGRESS = "backfill.progress.v1";
 
   /** cheetah/v1/flows.proto:RejectedRecord, keyed by none. */
