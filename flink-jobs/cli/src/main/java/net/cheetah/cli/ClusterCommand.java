@@ -3,6 +3,7 @@ package net.cheetah.cli;
 import java.nio.file.Path;
 import java.util.concurrent.Callable;
 import net.cheetah.config.CheetahConfig;
+import net.cheetah.jobs.ConfigOptions;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
