@@ -1,38 +1,45 @@
 package collector
 
 import (
+	"context"
 	"crypto/tls"
 	"crypto/x509"
 	"errors"
 	"flag"
 	"fmt"
+	"hash/fnv"
 	"log/slog"
 	"os"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/Shopify/sarama"
 	"github.com/netsampler/goflow2/v2/transport"
 	gfkafka "github.com/netsampler/goflow2/v2/transport/kafka" // registers -transport.kafka.* (init), replaced below
 	"github.com/prometheus/client_golang/prometheus"
+	"github.com/twmb/franz-go/pkg/kgo"
+	"github.com/twmb/franz-go/pkg/sasl"
+	"github.com/twmb/franz-go/pkg/sasl/plain"
+	"github.com/twmb/franz-go/pkg/sasl/scram"
 )
 
 // Kafka transport: goflow2 v2.2.6's "kafka" driver builds its sarama config
 // inside Init (acks from the leader only, 3 retries 100 ms apart, failures
 // passed on only if someone happens to be listening), so a broker's death
-// loses the flows in flight to it while the partition leaders move. This
-// driver replaces it under the same name and the same -transport.kafka.*
-// flags (still registered by goflow2's package) and the same message (topic,
-// key, value as goflow2's Send gets them), with a producer that rides through
-// a leader election: acks=all, idempotent (one request in flight: a retry is
-// never stored twice), retries and metadata refreshes spanning well over an
-// election, and every record Kafka finally refuses counted and logged.
+// loses the flows in flight to it while the partition leaders move. Sarama's
+// own idempotent producer (v1.38) is no cure: retried during a leader move it
+// fails batches with "message out of sequence added to a batch" (seen in the
+// cluster's broker-kill test). This driver replaces goflow2's under the same
+// name and -transport.kafka.* flags (still registered by goflow2's package),
+// sending the same message (topic, key, value as goflow2's Send gets them,
+// the same partitioners), with franz-go's producer: acks from every in-sync
+// replica, idempotent (a retried batch is never stored twice), retrying until
+// kafkaDeliveryTimeout, well over a leader election. Every record Kafka
+// finally refuses is counted and logged, never dropped silently.
 const (
-	kafkaRetryMax         = 60 // x kafkaRetryBackoff: 30 s of retries per batch
-	kafkaRetryBackoff     = 500 * time.Millisecond
-	kafkaMetadataRetryMax = 60
-	kafkaMetadataBackoff  = 500 * time.Millisecond
+	kafkaDeliveryTimeout = 2 * time.Minute // per record: retries stop here
+	kafkaMaxBuffered     = 100000          // records in flight before Send blocks
+	kafkaPingTimeout     = 30 * time.Second
 )
 
 var (
@@ -49,10 +56,8 @@ var (
 // kafkaDriver is the "kafka" transport. Settings are read from goflow2's
 // -transport.kafka.* flags at Init.
 type kafkaDriver struct {
-	producer sarama.AsyncProducer
-	topic    string
-	errors   chan error
-	drained  sync.WaitGroup
+	client *kgo.Client
+	errors chan error
 }
 
 func init() {
@@ -77,75 +82,104 @@ func kafkaFlag(name string) string {
 
 func kafkaFlagInt(name string) (int, error) {
 	var v int
-	_, err := fmt.Sscan(kafkaFlag(name), &v)
-	if err != nil {
+	if _, err := fmt.Sscan(kafkaFlag(name), &v); err != nil {
 		return 0, fmt.Errorf("-transport.kafka.%s %q: %w", name, kafkaFlag(name), err)
 	}
 	return v, nil
 }
 
-// kafkaConfig is the producer's sarama config from the flags.
-func kafkaConfig() (*sarama.Config, error) {
-	version, err := sarama.ParseKafkaVersion(kafkaFlag("version"))
-	if err != nil {
-		return nil, fmt.Errorf("-transport.kafka.version: %w", err)
-	}
-	c := sarama.NewConfig()
-	c.ClientID = "cheetah-goflow2"
-	c.Version = version
-	c.Producer.RequiredAcks = sarama.WaitForAll
-	c.Producer.Idempotent = true // a retried batch is never stored twice
-	c.Net.MaxOpenRequests = 1    // required by idempotence; keeps order
-	c.Producer.Retry.Max = kafkaRetryMax
-	c.Producer.Retry.Backoff = kafkaRetryBackoff
-	c.Metadata.Retry.Max = kafkaMetadataRetryMax
-	c.Metadata.Retry.Backoff = kafkaMetadataBackoff
-	c.Producer.Return.Successes = true
-	c.Producer.Return.Errors = true
-	if c.Producer.MaxMessageBytes, err = kafkaFlagInt("maxmsgbytes"); err != nil {
-		return nil, err
-	}
-	if c.Producer.Flush.Bytes, err = kafkaFlagInt("flushbytes"); err != nil {
-		return nil, err
-	}
-	if c.Producer.Flush.Frequency, err = time.ParseDuration(kafkaFlag("flushfreq")); err != nil {
-		return nil, fmt.Errorf("-transport.kafka.flushfreq: %w", err)
-	}
-	c.Producer.Partitioner = sarama.NewRoundRobinPartitioner
-	if kafkaFlag("hashing") == "true" {
-		c.Producer.Partitioner = sarama.NewHashPartitioner
-	}
-	if cc := kafkaFlag("compression"); cc != "" {
-		var codec sarama.CompressionCodec
-		if err := codec.UnmarshalText([]byte(strings.ToLower(cc))); err != nil {
-			return nil, fmt.Errorf("-transport.kafka.compression %q: %w", cc, err)
-		}
-		c.Producer.Compression = codec
-	}
-	if kafkaFlag("tls") == "true" {
-		if err := kafkaTLS(c); err != nil {
-			return nil, err
-		}
-	}
-	if err := kafkaSASL(c); err != nil {
-		return nil, err
-	}
-	return c, nil
+// sarama's hash (FNV-1a 32), for goflow2's -transport.kafka.hashing placement.
+func fnv32a(b []byte) uint32 {
+	h := fnv.New32a()
+	_, _ = h.Write(b)
+	return h.Sum32()
 }
 
-func kafkaTLS(c *sarama.Config) error {
+// kafkaOptions is the producer's configuration from the flags.
+func kafkaOptions() ([]kgo.Opt, error) {
+	if _, err := sarama.ParseKafkaVersion(kafkaFlag("version")); err != nil {
+		return nil, fmt.Errorf("-transport.kafka.version: %w", err) // validated as goflow2 does; versions are negotiated
+	}
+	var addrs []string
+	if srv := kafkaFlag("srv"); srv != "" {
+		var err error
+		if addrs, err = gfkafka.GetServiceAddresses(srv); err != nil {
+			return nil, fmt.Errorf("-transport.kafka.srv: %w", err)
+		}
+	} else {
+		addrs = strings.Split(kafkaFlag("brokers"), ",")
+	}
+	maxBytes, err := kafkaFlagInt("maxmsgbytes")
+	if err != nil {
+		return nil, err
+	}
+	linger, err := time.ParseDuration(kafkaFlag("flushfreq"))
+	if err != nil {
+		return nil, fmt.Errorf("-transport.kafka.flushfreq: %w", err)
+	}
+	opts := []kgo.Opt{
+		kgo.SeedBrokers(addrs...),
+		kgo.ClientID("cheetah-goflow2"),
+		kgo.DefaultProduceTopic(kafkaFlag("topic")),
+		kgo.RequiredAcks(kgo.AllISRAcks()), // idempotent (franz-go's default) needs all ISR acks
+		kgo.RecordDeliveryTimeout(kafkaDeliveryTimeout),
+		kgo.MaxBufferedRecords(kafkaMaxBuffered),
+		kgo.ProducerBatchMaxBytes(int32(maxBytes)),
+		kgo.ProducerLinger(linger),
+		kgo.RecordPartitioner(kgo.RoundRobinPartitioner()),
+	}
+	if kafkaFlag("hashing") == "true" {
+		// sarama's NewHashPartitioner, as goflow2: same key, same partition.
+		opts = append(opts, kgo.RecordPartitioner(kgo.StickyKeyPartitioner(kgo.SaramaCompatHasher(fnv32a))))
+	}
+	if cc := kafkaFlag("compression"); cc != "" {
+		var codec kgo.CompressionCodec
+		switch strings.ToLower(cc) {
+		case "none":
+			codec = kgo.NoCompression()
+		case "gzip":
+			codec = kgo.GzipCompression()
+		case "snappy":
+			codec = kgo.SnappyCompression()
+		case "lz4":
+			codec = kgo.Lz4Compression()
+		case "zstd":
+			codec = kgo.ZstdCompression()
+		default:
+			return nil, fmt.Errorf("-transport.kafka.compression %q: use none, gzip, snappy, lz4 or zstd", cc)
+		}
+		opts = append(opts, kgo.ProducerBatchCompression(codec))
+	}
+	if kafkaFlag("tls") == "true" {
+		cfg, err := kafkaTLS()
+		if err != nil {
+			return nil, err
+		}
+		opts = append(opts, kgo.DialTLSConfig(cfg))
+	}
+	mech, err := kafkaSASL()
+	if err != nil {
+		return nil, err
+	}
+	if mech != nil {
+		opts = append(opts, kgo.SASL(mech))
+	}
+	return opts, nil
+}
+
+func kafkaTLS() (*tls.Config, error) {
 	pool, err := x509.SystemCertPool()
 	if err != nil {
-		return fmt.Errorf("-transport.kafka.tls: %w", err)
+		return nil, fmt.Errorf("-transport.kafka.tls: %w", err)
 	}
 	if ca := kafkaFlag("tls.ca"); ca != "" {
 		pem, err := os.ReadFile(ca)
 		if err != nil {
-			return fmt.Errorf("-transport.kafka.tls.ca: %w", err)
+			return nil, fmt.Errorf("-transport.kafka.tls.ca: %w", err)
 		}
 		pool = x509.NewCertPool()
 		if !pool.AppendCertsFromPEM(pem) {
-			return fmt.Errorf("-transport.kafka.tls.ca %q: no PEM certificate in it", ca)
+			return nil, fmt.Errorf("-transport.kafka.tls.ca %q: no PEM certificate in it", ca)
 		}
 	}
 	cfg := &tls.Config{RootCAs: pool, MinVersion: tls.VersionTLS12,
@@ -153,115 +187,84 @@ func kafkaTLS(c *sarama.Config) error {
 	if cert, key := kafkaFlag("tls.client"), kafkaFlag("tls.key"); cert != "" && key != "" {
 		pair, err := tls.LoadX509KeyPair(cert, key)
 		if err != nil {
-			return fmt.Errorf("-transport.kafka.tls.client/key: %w", err)
+			return nil, fmt.Errorf("-transport.kafka.tls.client/key: %w", err)
 		}
 		cfg.Certificates = []tls.Certificate{pair}
 	}
-	c.Net.TLS.Enable = true
-	c.Net.TLS.Config = cfg
-	return nil
+	return cfg, nil
 }
 
-func kafkaSASL(c *sarama.Config) error {
-	mech := strings.ToLower(kafkaFlag("sasl"))
-	if mech == "" || mech == "none" {
-		return nil
+func kafkaSASL() (sasl.Mechanism, error) {
+	name := strings.ToLower(kafkaFlag("sasl"))
+	if name == "" || name == "none" {
+		return nil, nil
 	}
-	c.Net.SASL.Enable = true
-	c.Net.SASL.User = os.Getenv("KAFKA_SASL_USER")
-	c.Net.SASL.Password = os.Getenv("KAFKA_SASL_PASS")
-	if c.Net.SASL.User == "" && c.Net.SASL.Password == "" {
-		return errors.New("-transport.kafka.sasl: set KAFKA_SASL_USER and KAFKA_SASL_PASS")
+	user, pass := os.Getenv("KAFKA_SASL_USER"), os.Getenv("KAFKA_SASL_PASS")
+	if user == "" && pass == "" {
+		return nil, errors.New("-transport.kafka.sasl: set KAFKA_SASL_USER and KAFKA_SASL_PASS")
 	}
-	switch mech {
+	switch name {
 	case "plain":
+		return plain.Auth{User: user, Pass: pass}.AsMechanism(), nil
 	case "scram-sha256":
-		c.Net.SASL.Handshake = true
-		c.Net.SASL.Mechanism = sarama.SASLTypeSCRAMSHA256
-		c.Net.SASL.SCRAMClientGeneratorFunc = func() sarama.SCRAMClient {
-			return &gfkafka.XDGSCRAMClient{HashGeneratorFcn: gfkafka.SHA256}
-		}
+		return scram.Auth{User: user, Pass: pass}.AsSha256Mechanism(), nil
 	case "scram-sha512":
-		c.Net.SASL.Handshake = true
-		c.Net.SASL.Mechanism = sarama.SASLTypeSCRAMSHA512
-		c.Net.SASL.SCRAMClientGeneratorFunc = func() sarama.SCRAMClient {
-			return &gfkafka.XDGSCRAMClient{HashGeneratorFcn: gfkafka.SHA512}
-		}
-	default:
-		return fmt.Errorf("-transport.kafka.sasl %q: use none, plain, scram-sha256 or scram-sha512", mech)
+		return scram.Auth{User: user, Pass: pass}.AsSha512Mechanism(), nil
 	}
-	return nil
+	return nil, fmt.Errorf("-transport.kafka.sasl %q: use none, plain, scram-sha256 or scram-sha512", name)
 }
 
 // Init connects (fails if no broker answers or the flags are wrong).
 func (d *kafkaDriver) Init() error {
-	c, err := kafkaConfig()
+	opts, err := kafkaOptions()
 	if err != nil {
 		return err
 	}
-	var addrs []string
-	if srv := kafkaFlag("srv"); srv != "" {
-		if addrs, err = gfkafka.GetServiceAddresses(srv); err != nil {
-			return fmt.Errorf("-transport.kafka.srv: %w", err)
-		}
-	} else {
-		addrs = strings.Split(kafkaFlag("brokers"), ",")
-	}
-	producer, err := sarama.NewAsyncProducer(addrs, c)
-	// A broker that just started may still be loading its coordinator state;
-	// sarama v1.38 gives up on the producer id at once then, so wait for it.
-	for deadline := time.Now().Add(startupWait); err != nil && errors.Is(err, sarama.ErrOffsetsLoadInProgress) &&
-		time.Now().Before(deadline); {
-		time.Sleep(200 * time.Millisecond)
-		producer, err = sarama.NewAsyncProducer(addrs, c)
-	}
+	client, err := kgo.NewClient(opts...)
 	if err != nil {
-		return fmt.Errorf("-transport.kafka.brokers %q: %w", strings.Join(addrs, ","), err)
+		return fmt.Errorf("-transport.kafka.*: %w", err)
 	}
-	d.producer = producer
-	d.topic = kafkaFlag("topic")
-	d.drained.Add(2)
-	go func() {
-		defer d.drained.Done()
-		for range producer.Successes() {
-			flowsPublished.Inc()
-		}
-	}()
-	go func() {
-		defer d.drained.Done()
-		for e := range producer.Errors() {
-			flowsPublishErrors.Inc() // counted even when the log is muted or nobody reads d.errors
-			err := fmt.Errorf("flow message lost: Kafka refused it after %d retries (topic %s, partition %d): %w",
-				kafkaRetryMax, e.Msg.Topic, e.Msg.Partition, e.Err)
-			select {
-			case d.errors <- err:
-			default:
-				slog.Default().Error(err.Error())
-			}
-		}
-	}()
+	ctx, cancel := context.WithTimeout(context.Background(), kafkaPingTimeout)
+	defer cancel()
+	if err := client.Ping(ctx); err != nil {
+		client.Close()
+		return fmt.Errorf("-transport.kafka.brokers %q: no broker answers: %w", kafkaFlag("brokers"), err)
+	}
+	d.client = client
 	return nil
 }
 
-// Send hands one message to the producer (same topic, key and value as
-// goflow2's driver). It blocks while the producer's buffer is full.
-func (d *kafkaDriver) Send(key, data []byte) error {
-	d.producer.Input() <- &sarama.ProducerMessage{
-		Topic: d.topic,
-		Key:   sarama.ByteEncoder(key),
-		Value: sarama.ByteEncoder(data),
+// delivered counts one record's outcome; a failure is logged too.
+func (d *kafkaDriver) delivered(r *kgo.Record, err error) {
+	if err == nil {
+		flowsPublished.Inc()
+		return
 	}
+	flowsPublishErrors.Inc() // counted even when the log is muted or nobody reads d.errors
+	err = fmt.Errorf("flow message lost: Kafka did not take it within %s (topic %s, partition %d): %w",
+		kafkaDeliveryTimeout, r.Topic, r.Partition, err)
+	select {
+	case d.errors <- err:
+	default:
+		slog.Default().Error(err.Error())
+	}
+}
+
+// Send hands one message to the producer (same topic, key and value as
+// goflow2's driver). It blocks while kafkaMaxBuffered records are in flight.
+func (d *kafkaDriver) Send(key, data []byte) error {
+	d.client.Produce(context.Background(), &kgo.Record{Key: key, Value: data}, d.delivered)
 	return nil
 }
 
 // Close flushes and returns once Kafka acknowledged or refused (counted)
 // every message.
 func (d *kafkaDriver) Close() error {
-	if d.producer == nil {
+	if d.client == nil {
 		return nil
 	}
-	d.producer.AsyncClose()
-	d.drained.Wait()
-	d.producer = nil
-	return nil
+	err := d.client.Flush(context.Background()) // bounded by kafkaDeliveryTimeout per record
+	d.client.Close()
+	d.client = nil
+	return err
 }

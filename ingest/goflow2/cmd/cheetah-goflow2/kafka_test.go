@@ -133,8 +133,8 @@ func TestBinaryPublishesRejectedDatagrams(t *testing.T) {
 
 	t.Run("a flow message Kafka refuses is counted and logged", func(t *testing.T) {
 		port := flowtest.FreeUDPPort(t)
-		// A flows topic the broker does not have: after the metadata retries
-		// (~30 s) the message is lost, and must be counted and logged.
+		// A flows topic the broker does not have: once the producer gives up
+		// on it the message is lost, and must be counted and logged.
 		c := startBinary(t, bin,
 			"-listen", fmt.Sprintf("netflow://127.0.0.1:%d?workers=1", port),
 			"-addr", "127.0.0.1:0", "-format", "bin", "-transport", "kafka",
