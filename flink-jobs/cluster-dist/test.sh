@@ -2,9 +2,10 @@
 # The cluster's fault tests: ./cheetah cluster (three brokers, a JobManager, two TaskManagers, the
 # warehouse and goflow2, each a process on 127.0.0.1) with the demo's NetFlow workload and truth
 # check, once per fault: a TaskManager killed with SIGKILL while NetFlow flows (every job that had
-# a task on it must restart, numRestarts read from the REST API), then a broker killed the same
-# way (the collector's Kafka producer must ride through the leader election: acks=all, idempotent,
-# retries spanning it; nothing lost, nothing doubled). Each case: up on a fresh data directory (free
+# a task on it must restart, numRestarts read from the REST API), then the broker leading the
+# flows.goflow2.v1 partition goflow2 writes to (--kill kafka-leader) killed the same way: the
+# collector's Kafka producer must ride through the leader election (acks=all, idempotent, retries
+# spanning it; nothing lost, nothing doubled). Each case: up on a fresh data directory (free
 # ports), cluster demo --kill, status, down (every process must be gone afterwards); passes only if
 # the demo's every check passed.
 # Usage: test.sh [--report-dir DIR] [--only taskmanager|broker | --all] [cluster demo options...]
@@ -28,9 +29,9 @@ while [ $# -gt 0 ]; do
 done
 faults=()
 case "$only" in
-  ""|all) faults=(taskmanager-2 kafka-2) ;;
+  ""|all) faults=(taskmanager-2 kafka-leader) ;;
   taskmanager) faults=(taskmanager-2) ;;
-  broker) faults=(kafka-2) ;;
+  broker) faults=(kafka-leader) ;;
   *) echo "test.sh: --only taskmanager|broker, not '$only'" >&2; exit 2 ;;
 esac
 
