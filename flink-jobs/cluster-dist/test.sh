@@ -2,16 +2,15 @@
 # The cluster's fault tests: ./cheetah cluster (three brokers, a JobManager, two TaskManagers, the
 # warehouse and goflow2, each a process on 127.0.0.1) with the demo's NetFlow workload and truth
 # check, once per fault: a TaskManager killed with SIGKILL while NetFlow flows (every job that had
-# a task on it must restart, numRestarts read from the REST API), then a broker killed the same
-# way. Each case: up on a fresh data directory (free ports), cluster demo --kill, status, down
-# (every process must be gone afterwards); passes only if the demo's every check passed.
-# KNOWN FAILURE, so not run by default: with a broker killed, goflow2's Kafka transport (goflow2
-# v2.2.6's, sarama with its default retries) drops the flows it was sending to that broker
-# ("connection refused") while the partition's leader moves; the demo then finds records that
-# never reached Kafka. Run it with --only broker (or --all) once the collector retries longer.
+# a task on it must restart, numRestarts read from the REST API), then the broker leading the
+# flows.goflow2.v1 partition goflow2 writes to (--kill kafka-leader) killed the same way: the
+# collector's Kafka producer must ride through the leader election (acks=all, idempotent, retries
+# spanning it; nothing lost, nothing doubled). Each case: up on a fresh data directory (free
+# ports), cluster demo --kill, status, down (every process must be gone afterwards); passes only if
+# the demo's every check passed.
 # Usage: test.sh [--report-dir DIR] [--only taskmanager|broker | --all] [cluster demo options...]
 #   --report-dir DIR  write DIR/cluster.xml (JUnit, one case per fault) for ./cheetah test
-#   --only WHAT       run one fault; --all: both (default: the TaskManager's)
+#   --only WHAT       run one fault (default, or --all: both)
 # Needs ./cheetah setup (the distributions' jars, the shaded job jar, goflow2, the venv).
 # Logs: each case's under its data directory, kept when it fails (printed).
 set -uo pipefail
@@ -30,10 +29,9 @@ while [ $# -gt 0 ]; do
 done
 faults=()
 case "$only" in
-  "") faults=(taskmanager-2) ;;
-  all) faults=(taskmanager-2 kafka-2) ;;
+  ""|all) faults=(taskmanager-2 kafka-leader) ;;
   taskmanager) faults=(taskmanager-2) ;;
-  broker) faults=(kafka-2) ;;
+  broker) faults=(kafka-leader) ;;
   *) echo "test.sh: --only taskmanager|broker, not '$only'" >&2; exit 2 ;;
 esac
 

@@ -29,7 +29,7 @@ import (
 	protoproducer "github.com/netsampler/goflow2/v2/producer/proto"
 	"github.com/netsampler/goflow2/v2/transport"
 	_ "github.com/netsampler/goflow2/v2/transport/file"  // registers "file" and -transport.file*
-	_ "github.com/netsampler/goflow2/v2/transport/kafka" // registers "kafka" and -transport.kafka.*
+	_ "github.com/netsampler/goflow2/v2/transport/kafka" // registers -transport.kafka.*; kafka.go replaces its driver
 	"github.com/netsampler/goflow2/v2/utils"
 	gfdebug "github.com/netsampler/goflow2/v2/utils/debug"
 	"github.com/prometheus/client_golang/prometheus/promhttp"

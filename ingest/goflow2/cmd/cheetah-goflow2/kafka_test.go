@@ -69,6 +69,9 @@ func TestBinaryPublishesRejectedDatagrams(t *testing.T) {
 			}
 		}
 		waitMetric(t, c.metrics, "cheetah_goflow2_rejected_published_total", 3)
+		// Cheetah's flows transport (collector/kafka.go) counts each message
+		// every in-sync replica acknowledged: the valid datagram's one.
+		waitMetric(t, c.metrics, "cheetah_goflow2_flows_published_total", 1)
 		c.stop(t) // SIGTERM: exit 0 once Kafka has every record
 		after := uint64(time.Now().UnixMilli())
 
@@ -125,6 +128,30 @@ func TestBinaryPublishesRejectedDatagrams(t *testing.T) {
 		c.stop(t)
 		if !bytes.Contains(c.stderr.Bytes(), []byte("rejected datagram not published")) {
 			t.Errorf("stderr does not log the failed publish:\n%s", c.stderr.String())
+		}
+	})
+
+	t.Run("a flow message Kafka refuses is counted and logged", func(t *testing.T) {
+		port := flowtest.FreeUDPPort(t)
+		// A flows topic the broker does not have: once the producer gives up
+		// on it the message is lost, and must be counted and logged.
+		c := startBinary(t, bin,
+			"-listen", fmt.Sprintf("netflow://127.0.0.1:%d?workers=1", port),
+			"-addr", "127.0.0.1:0", "-format", "bin", "-transport", "kafka",
+			"-transport.kafka.brokers", bootstrap,
+			"-transport.kafka.topic", "cheetah.test.no-such-flows-topic.v1",
+			"-transport.kafka.flushfreq", "100ms",
+			"-rejected.kafka.topic", collector.DefaultRejectedTopic)
+		good := flowtest.V5(flowtest.V5Header{SysUptime: 1000, UnixSecs: 1700000000}, flowtest.V5Record{
+			Src: netip.MustParseAddr("10.1.1.1"), Dst: netip.MustParseAddr("10.2.2.2"), Packets: 5, Octets: 500,
+			SrcPort: 1000, DstPort: 80, Proto: 6})
+		if _, err := dialUDP(t, port).Write(good); err != nil {
+			t.Fatal(err)
+		}
+		waitMetric(t, c.metrics, "cheetah_goflow2_flows_publish_errors_total", 1)
+		c.stop(t)
+		if !bytes.Contains(c.stderr.Bytes(), []byte("flow message lost")) {
+			t.Errorf("stderr does not log the lost flow message:\n%s", c.stderr.String())
 		}
 	})
 }

@@ -42,7 +42,10 @@ final class ClusterDemoCommand extends DemoCommand {
   @Option(
       names = "--kill",
       paramLabel = "PROCESS",
-      description = "taskmanager-1|2 or kafka-1|2|3: SIGKILL it while NetFlow flows.")
+      description =
+          "taskmanager-1|2, kafka-1|2|3, or kafka-leader (the broker leading the"
+              + " flows.goflow2.v1 partition goflow2 writes most to, chosen at the kill):"
+              + " SIGKILL it while NetFlow flows.")
   String kill;
 
   @Option(
@@ -78,9 +81,11 @@ final class ClusterDemoCommand extends DemoCommand {
     Map<String, String> defaults = demoDefaults();
     CheetahConfig cfg = config.load(defaults);
     Tools tools = Tools.fromEnvironment();
-    if (kill != null && !kill.matches("taskmanager-[1-9]|kafka-[1-9]")) {
+    if (kill != null && !kill.matches("taskmanager-[1-9]|kafka-[1-9]|kafka-leader")) {
       throw new IllegalArgumentException(
-          "--kill " + kill + ": a TaskManager (taskmanager-1, -2) or a broker (kafka-1, -2, -3)");
+          "--kill "
+              + kill
+              + ": a TaskManager (taskmanager-1, -2) or a broker (kafka-1, -2, -3, kafka-leader)");
     }
     cluster = new Cluster(cfg, tools, ClusterCommand::say);
     ClusterState state = cluster.requireUp();
@@ -151,11 +156,53 @@ final class ClusterDemoCommand extends DemoCommand {
         .sum();
   }
 
+  /**
+   * The broker (kafka-N, node id N) leading the flows.goflow2.v1 partition with the most records:
+   * the one goflow2 is writing to (it keys by exporter), so its death makes goflow2's producer ride
+   * through a leader election.
+   */
+  private static String flowsLeader(String bootstrap) throws Exception {
+    try (Admin admin = Cluster.admin(bootstrap)) {
+      String topic = Topics.GOFLOW2;
+      Map<TopicPartition, OffsetSpec> latest = new HashMap<>();
+      Map<Integer, Integer> leaders = new HashMap<>();
+      for (TopicPartitionInfo p :
+          admin.describeTopics(List.of(topic)).allTopicNames().get().get(topic).partitions()) {
+        latest.put(new TopicPartition(topic, p.partition()), OffsetSpec.latest());
+        leaders.put(p.partition(), p.leader() == null ? -1 : p.leader().id());
+      }
+      TopicPartition busiest =
+          admin.listOffsets(latest).all().get().entrySet().stream()
+              .max(
+                  Map.Entry.comparingByValue(
+                      java.util.Comparator.comparingLong(
+                          ListOffsetsResult.ListOffsetsResultInfo::offset)))
+              .orElseThrow()
+              .getKey();
+      int leader = leaders.get(busiest.partition());
+      if (leader < 1) {
+        throw new IllegalStateException(
+            topic + " partition " + busiest.partition() + " has no leader");
+      }
+      say(
+          String.format(
+              Locale.ROOT,
+              "--kill kafka-leader: kafka-%d leads %s partition %d (goflow2 writes most there)",
+              leader,
+              topic,
+              busiest.partition()));
+      return "kafka-" + leader;
+    }
+  }
+
   /** Kills the process, then measures how long until every job runs all its tasks again. */
   private void killLater() {
     try {
       ClusterState s = cluster.requireUp();
       awaitRecords(s.data().bootstrap());
+      if (kill.equals("kafka-leader")) {
+        kill = flowsLeader(s.data().bootstrap());
+      }
       FlinkRest rest = new FlinkRest(s.data().restUrl());
       Map<String, String> jobs = s.data().jobs();
       if (kill.startsWith("taskmanager-")) {
