@@ -84,7 +84,10 @@ def message_fields(schemas_dir: Path, message: str) -> dict[str, ProtoField]:
     if body is None:
         raise WarehouseError(f"{path} has no message {message_name}")
     enums = {name for kind, name in blocks if kind == "enum"}
+    messages = {name for kind, name in blocks if kind == "message"}
     fields: dict[str, ProtoField] = {}
     for label, proto_type, name in _FIELD.findall(body):
-        fields[name] = ProtoField(name, proto_type, label.strip() == "repeated", proto_type in enums)
+        # A field of a message type declared in the same file reads as protoc names it: "message".
+        kind = "message" if proto_type in messages else proto_type
+        fields[name] = ProtoField(name, kind, label.strip() == "repeated", proto_type in enums)
     return fields

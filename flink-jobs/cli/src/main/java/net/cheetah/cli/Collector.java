@@ -82,9 +82,6 @@ final class Collector extends ProcessComponent {
         Topics.REJECTED,
         // Refuse datagrams whose length fields lie (length_mismatch) rather than decode them.
         "-strict=true",
-        // Never outlive the JVM (and its ports) once it dies, kill -9 included: our lifeline
-        // (ChildProcess.Config.withLifeline) is its stdin.
-        "-exit-on-stdin-eof",
         "-loglevel",
         "warn");
   }
@@ -94,11 +91,16 @@ final class Collector extends ProcessComponent {
     udpPort = freePorts ? FreePorts.pick() : cfg.udpPort();
     int metricsPort = freePorts ? FreePorts.pick() : cfg.metricsPort();
     List<String> cmd =
-        command(
-            tools.require(tools.goflow2(), "the goflow2 collector"),
-            udpPort,
-            metricsPort,
-            bootstrap.get());
+        new java.util.ArrayList<>(
+            command(
+                tools.require(tools.goflow2(), "the goflow2 collector"),
+                udpPort,
+                metricsPort,
+                bootstrap.get()));
+    // Never outlive the JVM (and its ports) once it dies, kill -9 included: our lifeline
+    // (ChildProcess.Config.withLifeline) is its stdin. (Cluster mode starts the same command as a
+    // daemon, without it.)
+    cmd.add("-exit-on-stdin-eof");
     process =
         new ChildProcess(
             ChildProcess.Config.of("goflow2", logs, cmd).withLifeline(), this::onLine, l -> {});
