@@ -7,6 +7,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
+import net.cheetah.runtime.Wait;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -30,11 +31,10 @@ class ClusterStateTest {
       assertThat(new Daemon.Handle(h.pid(), "1970-01-01T00:00:00Z").stop(Duration.ofSeconds(1)))
           .isFalse();
       assertThat(h.alive()).isTrue();
-      long deadline = System.nanoTime() + Duration.ofSeconds(10).toNanos();
-      while (Daemon.lineAfter(log, 0, "hello"::equals).isEmpty()) {
-        assertThat(System.nanoTime()).isLessThan(deadline);
-        Thread.sleep(20);
-      }
+      Wait.until(
+          "the daemon's first line in its log",
+          Duration.ofSeconds(10),
+          () -> Daemon.lineAfter(log, 0, "hello"::equals).isPresent());
       assertThat(h.stop(Duration.ofSeconds(10))).as("stopped by SIGTERM, not killed").isFalse();
       assertThat(h.alive()).isFalse();
     } finally {
