@@ -1,7 +1,9 @@
 #!/usr/bin/env python3
 """Writes a JUnit report for checks that are each a single command (a setup step, the Java
 formatting check, the demo's truth check, the trace generator's checks): a case passed iff its
-command exited 0; the end of its log is the failure's text.
+command exited 0; the end of its log is the failure's text, and its message is the exit code with
+the log's last lines that name a failure or an error (else its last lines), so that the tally can
+say why without the log.
 
 Usage: junit_case.py OUT CLASS NAME EXIT_CODE LOG [NAME EXIT_CODE LOG ...]
 
@@ -27,7 +29,8 @@ def main(argv: list[str]) -> int:
     for name, rc, log in cases:
         case = ET.SubElement(suite, "testcase", classname=cls, name=name)
         if rc != "0":
-            ET.SubElement(case, "failure", message=f"exit {rc}").text = log_tail(log)
+            text = log_tail(log)
+            ET.SubElement(case, "failure", message=f"exit {rc}\n{telling_lines(text)}").text = text
     ET.ElementTree(suite).write(out, encoding="unicode")
     return 0
 
@@ -39,6 +42,16 @@ def log_tail(log: str) -> str:
     except OSError as e:
         text = f"(no log: {e})"
     return re.sub("[^\t\n\r\x20-\ud7ff\ue000-\ufffd]", "", text)
+
+
+TELLING = re.compile(r"FAIL|[Ee]rror|Exception|[Tt]imed? ?out")
+
+
+def telling_lines(text: str, n: int = 5) -> str:
+    """The last n lines of text that name a failure or an error, else its last n lines."""
+    lines = [ln.strip() for ln in text.splitlines() if ln.strip()]
+    telling = [ln for ln in lines if TELLING.search(ln)]
+    return "\n".join((telling or lines)[-n:])
 
 
 if __name__ == "__main__":

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Adds up what every test runner of `./cheetah test` reported, from machine-readable reports only.
 
-Usage: tally_tests.py REPORTS_DIR [SUITE]   (with SUITE: that suite's line only)
+Usage: tally_tests.py [--brief] REPORTS_DIR [SUITE]   (SUITE: its line only; --brief: no reasons)
 
 REPORTS_DIR holds one folder per suite (written by ./cheetah's run_tests):
   SUITE/*.xml        JUnit XML (Surefire, pytest --junitxml, the probe's test.sh --junit, and the
@@ -16,7 +16,9 @@ Counts one result per test case. A suite whose runner failed without a failing t
 every expected report that is missing. Go: a package that failed with no failing test (build error,
 panic, -timeout) counts one failure; subtests are counted, their parents are not.
 
-Prints each failure by name, one line per suite, and last `tests: N passed, M failed[, K skipped]`.
+Prints one line per suite, then each failure by name with the first lines of why it failed (the
+report's failure message, or a Go test's error lines), so a CI log that keeps only the output still
+says what broke, and last `tests: N passed, M failed[, K skipped]`.
 Exit status: 0 if nothing failed (skips allowed), 1 otherwise. Standard library only: it must run
 even when the project's venv failed to build.
 """
@@ -26,6 +28,7 @@ from __future__ import annotations
 import glob
 import json
 import sys
+import textwrap
 import xml.etree.ElementTree as ET
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -36,17 +39,33 @@ class Tally:
     passed: int = 0
     failed: int = 0
     skipped: int = 0
-    failures: list[str] = field(default_factory=list)
+    failures: list[tuple[str, str]] = field(default_factory=list)  # (name, why)
 
-    def fail(self, name: str) -> None:
+    def fail(self, name: str, why: str = "") -> None:
         self.failed += 1
-        self.failures.append(name)
+        self.failures.append((name, why))
 
     def add(self, other: Tally) -> None:
         self.passed += other.passed
         self.failed += other.failed
         self.skipped += other.skipped
         self.failures += other.failures
+
+
+WHY_LINES = 6
+WHY_CHARS = 160
+
+
+def why(text: str) -> str:
+    """The first non-blank lines of a failure's text, each cut short: enough to name the cause."""
+    lines = [ln.rstrip() for ln in text.splitlines() if ln.strip()][:WHY_LINES]
+    return "\n".join(ln if len(ln) <= WHY_CHARS else ln[: WHY_CHARS - 3] + "..." for ln in lines)
+
+
+def junit_why(el: ET.Element) -> str:
+    """A JUnit failure's message, else the start of its text (a stack trace's first lines)."""
+    message = el.get("message") or ""
+    return why(message if message.strip() else (el.text or ""))
 
 
 def junit(path: Path) -> Tally:
@@ -58,8 +77,11 @@ def junit(path: Path) -> Tally:
         return t
     for case in root.iter("testcase"):
         name = ".".join(p for p in (case.get("classname"), case.get("name")) if p)
-        if case.find("failure") is not None or case.find("error") is not None:
-            t.fail(name)
+        bad = case.find("failure")
+        if bad is None:
+            bad = case.find("error")
+        if bad is not None:
+            t.fail(name, junit_why(bad))
         elif case.find("skipped") is not None:
             t.skipped += 1
         else:
@@ -76,6 +98,7 @@ def junit(path: Path) -> Tally:
 def go_json(path: Path) -> Tally:
     t = Tally()
     final: dict[tuple[str, str], str] = {}  # (package, test) -> pass/fail/skip
+    output: dict[tuple[str, str | None], list[str]] = {}  # what a test (or package) printed
     failed_packages: list[str] = []
     for n, line in enumerate(path.read_text(errors="replace").splitlines(), 1):
         if not line.startswith("{"):
@@ -86,6 +109,8 @@ def go_json(path: Path) -> Tally:
             t.fail(f"{path.name}:{n}: unreadable go test -json line")
             continue
         action, pkg, test = ev.get("Action"), ev.get("Package", ""), ev.get("Test")
+        if action == "output":
+            output.setdefault((pkg, test), []).append(ev.get("Output", ""))
         if action not in ("pass", "fail", "skip"):
             continue
         if test:
@@ -101,11 +126,21 @@ def go_json(path: Path) -> Tally:
         elif action == "skip":
             t.skipped += 1
         else:
-            t.fail(f"{pkg}.{test}")
+            t.fail(f"{pkg}.{test}", go_why(output.get((pkg, test), [])))
     for pkg in failed_packages:
         if not any(p == pkg and a == "fail" for (p, _), a in final.items()):
-            t.fail(f"{pkg} (package failed with no failing test: build error, panic or time-out)")
+            t.fail(
+                f"{pkg} (package failed with no failing test: build error, panic or time-out)",
+                go_why(output.get((pkg, None), [])),
+            )
     return t
+
+
+def go_why(lines: list[str]) -> str:
+    """A Go test's own messages (t.Error, t.Fatal, a panic), without go test's === and --- lines."""
+    text = "".join(lines)
+    kept = "\n".join(ln for ln in text.splitlines() if not ln.lstrip().startswith(("=== ", "--- ")))
+    return why(textwrap.dedent(kept))
 
 
 def suite(d: Path) -> Tally:
@@ -129,6 +164,8 @@ def suite(d: Path) -> Tally:
 
 
 def main(argv: list[str]) -> int:
+    brief = "--brief" in argv
+    argv = [a for a in argv if a != "--brief"]
     if len(argv) not in (2, 3):
         print(__doc__.strip().splitlines()[2], file=sys.stderr)
         return 2
@@ -146,8 +183,10 @@ def main(argv: list[str]) -> int:
         total.add(t)
         extra = f", {t.skipped} skipped" if t.skipped else ""
         print(f"  {d.name}: {t.passed} passed, {t.failed} failed{extra}")
-    for name in total.failures:
+    for name, reason in total.failures:
         print(f"  FAILED {name}")
+        for line in [] if brief else reason.splitlines():
+            print(f"      {line}")
     if len(argv) == 3:
         return 0 if total.failed == 0 else 1
     extra = f", {total.skipped} skipped" if total.skipped else ""

@@ -168,3 +168,50 @@ def test_usage_errors(tmp_path: Path, args: list[str]) -> None:
 
 def test_empty_reports_dir_is_an_error(tmp_path: Path) -> None:
     assert tally(tmp_path).returncode == 2
+
+
+JUNIT_CASE = Path(__file__).resolve().parents[1] / "junit_case.py"
+
+
+def test_each_failure_says_why_in_its_first_lines(tmp_path: Path) -> None:
+    # A CI log keeps the console only: each failure's message follows its name, indented.
+    long_message = "\n".join(["Expecting actual:", "  3", "to be equal to:", "  4"] + [f"line {i}" for i in range(20)])
+    report = (
+        '<testsuite><testcase classname="A" name="x"><failure message="'
+        + long_message.replace("\n", "&#10;")
+        + '">at A.x(A.java:1)</failure></testcase>'
+        '<testcase classname="A" name="y"><error>java.lang.IllegalStateException: broker gone\n'
+        "\tat B.y(B.java:2)</error></testcase></testsuite>"
+    )
+    events = go_events(("run", "p", "TestZ")) + "\n" + json.dumps(
+        {"Action": "output", "Package": "p", "Test": "TestZ", "Output": "    z_test.go:9: lost 3 flows\n"}
+    ) + "\n" + go_events(("fail", "p", "TestZ"), ("fail", "p", None))
+    suite(tmp_path, "java", "1", {"a.xml": report})
+    suite(tmp_path, "collector", "1", {"go.jsonl": events})
+    out = tally(tmp_path).stdout
+    assert "  FAILED A.x\n      Expecting actual:\n        3\n      to be equal to:\n        4\n      line 0\n      line 1\n" in out
+    assert "line 2" not in out  # six lines, no more
+    assert "  FAILED A.y\n      java.lang.IllegalStateException: broker gone\n" in out
+    assert "  FAILED p.TestZ\n      z_test.go:9: lost 3 flows\n" in out
+    brief = subprocess.run(
+        [sys.executable, str(TALLY), "--brief", str(tmp_path)], capture_output=True, text=True, timeout=30
+    ).stdout
+    assert "  FAILED A.x\n  FAILED A.y\n" in brief and "Expecting" not in brief
+
+
+def test_a_single_command_case_says_its_exit_and_the_log_lines_that_name_the_failure(tmp_path: Path) -> None:
+    log = tmp_path / "case.log"
+    log.write_text("starting\nFAILED: stored 41 of 42 records\nstopping\nall stopped\n")
+    ok_log = tmp_path / "ok.log"
+    ok_log.write_text("fine\n")
+    out = tmp_path / "r" / "cluster"
+    out.mkdir(parents=True)
+    subprocess.run(
+        [sys.executable, str(JUNIT_CASE), str(out / "c.xml"), "cluster", "broken", "1", str(log), "fine", "0", str(ok_log)],
+        check=True,
+        timeout=30,
+    )
+    (out / "exit").write_text("1\n")
+    r = tally(tmp_path / "r")
+    assert last_line(r) == "tests: 1 passed, 1 failed"
+    assert "  FAILED cluster.broken\n      exit 1\n      FAILED: stored 41 of 42 records\n" in r.stdout
