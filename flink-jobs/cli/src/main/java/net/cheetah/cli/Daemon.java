@@ -83,9 +83,30 @@ final class Daemon {
             .redirectErrorStream(true);
     pb.environment().putAll(env);
     Process p = pb.start();
-    // setsid execs in place (a child of this JVM is no process group leader): same PID.
+    // setsid execs in place (a child of this JVM is no process group leader): same PID. Returned
+    // only once it leads its own session: until setsid ran, a Ctrl-C would still reach it.
     String started = startTime(p.toHandle());
+    long deadline = System.nanoTime() + Duration.ofSeconds(10).toNanos();
+    while (p.isAlive() && sessionId(p.pid()) != p.pid()) {
+      if (System.nanoTime() > deadline) {
+        p.destroyForcibly();
+        throw new IOException("setsid did not give " + command.get(0) + " its own session in 10 s");
+      }
+      sleep(5);
+    }
     return new Handle(p.pid(), started);
+  }
+
+  /** The session a process belongs to (field 6 of /proc/PID/stat), or -1 if it is gone. */
+  static long sessionId(long pid) {
+    try {
+      String stat = Files.readString(Path.of("/proc/" + pid + "/stat"));
+      // The command name (field 2) is in parentheses and may hold spaces: count after it.
+      String[] after = stat.substring(stat.lastIndexOf(')') + 2).split(" ");
+      return Long.parseLong(after[3]);
+    } catch (IOException | RuntimeException e) {
+      return -1;
+    }
   }
 
   /** The start time of a process, as text ("" if the kernel does not say). */

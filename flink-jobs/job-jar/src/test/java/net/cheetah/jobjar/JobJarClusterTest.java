@@ -27,6 +27,8 @@ import net.cheetah.runtime.FreePorts;
 import net.cheetah.runtime.TopicLayout;
 import net.cheetah.runtime.Wait;
 import net.cheetah.schemas.goflow2.FlowMessage;
+import net.cheetah.schemas.v1.CheetahEvent;
+import net.cheetah.schemas.v1.CheetahEventType;
 import net.cheetah.schemas.v1.FlowRecord;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
@@ -53,15 +55,16 @@ import org.junit.jupiter.api.io.TempDir;
  * API, the normalize job is run through {@code /jars/:id/run} and the cheetah job through {@code
  * flink run} (CliFrontend), both with {@code --job NAME --config FILE --set k=v}. A few goflow2
  * messages with a hand-computed outcome go in; the flows and the refused record come out on their
- * topics, each once. The normalize job checkpoints into flink.checkpoint-dir, keeps its checkpoint
- * when cancelled, and resumes from it without re-emitting a flow; the cheetah job checkpoints into
- * the same directory. Bad arguments are refused with a clear error.
+ * topics, each once, and the cheetah job finds the one cheetah among them. The normalize job
+ * checkpoints into flink.checkpoint-dir, keeps its checkpoint when cancelled, and resumes from it
+ * without re-emitting a flow; the cheetah job checkpoints into the same directory. Bad arguments
+ * are refused with a clear error.
  */
 @Tag("integration")
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
-@Timeout(value = 6, unit = TimeUnit.MINUTES)
+@Timeout(value = 10, unit = TimeUnit.MINUTES)
 class JobJarClusterTest {
-  static final Duration WAIT = Duration.ofMinutes(2);
+  static final Duration WAIT = Duration.ofMinutes(3);
   static final long DAY_MS = 86_400_000L;
 
   @TempDir(cleanup = CleanupMode.ON_SUCCESS)
@@ -139,12 +142,13 @@ class JobJarClusterTest {
     awaitRunning(normalize);
     awaitRunning(cheetahs);
 
-    // Port 1: three 400 B records in minute 0, stitched (G = 1 s) into one 1200 B flow, a cheetah
-    // (1200 >= H). Port 4: a 300 B mouse. Then one record that is not a goflow2 message.
+    // Port 1: three 400 B records of 1 s each (the exporter's active timeout) in minute 0,
+    // stitched (G = 1 s) into one 1200 B flow, a cheetah (1200 >= H in one I). Port 4: a 300 B
+    // mouse. Then one record that is not a goflow2 message.
     List<byte[]> input = new ArrayList<>();
-    input.add(goflow2(1, t0, t0 + 19_999, 400));
-    input.add(goflow2(1, t0 + 20_000, t0 + 39_999, 400));
-    input.add(goflow2(1, t0 + 40_000, t0 + 59_999, 400));
+    input.add(goflow2(1, t0, t0 + 999, 400));
+    input.add(goflow2(1, t0 + 1_000, t0 + 1_999, 400));
+    input.add(goflow2(1, t0 + 2_000, t0 + 2_999, 400));
     input.add(goflow2(4, t0 + 1_000, t0 + 2_000, 300));
     input.add(new byte[] {(byte) 0xFF, (byte) 0xFF, (byte) 0xFF, (byte) 0xFF, 0x07, 1, 2});
     produce(input);
@@ -159,8 +163,8 @@ class JobJarClusterTest {
         .extracting(FlowRecord::getSrcPort, FlowRecord::getBytes, FlowRecord::getStartMs)
         .containsExactlyInAnyOrder(
             org.assertj.core.groups.Tuple.tuple(1, 400L, t0),
-            org.assertj.core.groups.Tuple.tuple(1, 400L, t0 + 20_000),
-            org.assertj.core.groups.Tuple.tuple(1, 400L, t0 + 40_000),
+            org.assertj.core.groups.Tuple.tuple(1, 400L, t0 + 1_000),
+            org.assertj.core.groups.Tuple.tuple(1, 400L, t0 + 2_000),
             org.assertj.core.groups.Tuple.tuple(4, 300L, t0 + 1_000));
 
     // The normalize job's checkpoints are in flink.checkpoint-dir, kept when it is cancelled.
@@ -192,7 +196,35 @@ class JobJarClusterTest {
     awaitCheckpointsAfter(resumed, 2); // anything doubled would be committed by now
     assertThat(readCommitted(Topics.FLOWS)).hasSize(5);
     assertThat(readCommitted(Topics.REJECTED)).hasSize(1);
-    // The cheetah job, run with `flink run`, checkpoints into the same flink.checkpoint-dir.
+    // The cheetah job, run with `flink run`, found the one cheetah by hand: port 1's 1200 B lie in
+    // one interval I = 60 s (>= H = 1000 B): START when the third record crossed H, END once event
+    // time passed its end + G + active timeout (with 20 s records and this 1 s timeout it would
+    // be three 400 B flows: each record came after the flow before had ended); ports 4 (300 B)
+    // and 7 (500 B) are mice.
+    awaitCount(Topics.CHEETAHS, 2);
+    awaitCheckpointsAfter(cheetahs, 2);
+    List<CheetahEvent> events = new ArrayList<>();
+    for (byte[] v : readCommitted(Topics.CHEETAHS)) {
+      events.add(CheetahEvent.parseFrom(v));
+    }
+    assertThat(events)
+        .extracting(
+            CheetahEvent::getType,
+            CheetahEvent::getSrcPort,
+            CheetahEvent::getStartMs,
+            CheetahEvent::getEndMs,
+            CheetahEvent::getBytes,
+            CheetahEvent::getRecords)
+        .containsExactlyInAnyOrder(
+            org.assertj.core.groups.Tuple.tuple(
+                CheetahEventType.CHEETAH_EVENT_TYPE_START, 1, t0, t0 + 2_999, 1200L, 3),
+            org.assertj.core.groups.Tuple.tuple(
+                CheetahEventType.CHEETAH_EVENT_TYPE_END, 1, t0, t0 + 2_999, 1200L, 3));
+    // The cheetah job, run with `flink run`, checkpoints into the same flink.checkpoint-dir. Read
+    // once it is cancelled: while it runs, a checkpoint read as the newest may already be pruned
+    // (two are retained, one every 500 ms) when its file is looked at.
+    flink.cancel(cheetahs);
+    Wait.until("cheetahs to be cancelled", WAIT, () -> flink.state(cheetahs).equals("CANCELED"));
     String cheetahChk = latestCheckpoint(cheetahs);
     assertThat(Path.of(java.net.URI.create(cheetahChk)).getParent())
         .isEqualTo(checkpoints.resolve(cheetahs));
@@ -315,11 +347,22 @@ class JobJarClusterTest {
   }
 
   private void awaitCount(String topic, int n) {
-    Wait.until(
-        n + " committed records on " + topic,
-        WAIT,
-        Duration.ofMillis(500),
-        () -> readCommitted(topic).size() >= n);
+    try {
+      Wait.until(
+          n + " committed records on " + topic,
+          WAIT,
+          Duration.ofMillis(500),
+          () -> readCommitted(topic).size() >= n);
+    } catch (RuntimeException e) {
+      throw new AssertionError(
+          e.getMessage()
+              + String.format(
+                  "; %d committed, %d including uncommitted; flows.v1: %d committed",
+                  readCommitted(topic).size(),
+                  readAll(topic, "read_uncommitted").size(),
+                  readCommitted(Topics.FLOWS).size()),
+          e);
+    }
   }
 
   /** A goflow2 message as goflow2 publishes it: one varint-delimited FlowMessage per record. */
