@@ -60,11 +60,14 @@ public final class FlinkRest {
   }
 
   /**
-   * How often the job restarted. While it runs: its {@code numRestarts} metric, empty until the
-   * cluster's metric fetcher first reported it (about a second after the start). Once it ended: its
-   * exception history, since the metric stops being fetched at the end and may miss the last
-   * restarts: every failure restarted it, except the last one of a FAILED job (at most the
-   * history's size, 16 failures, unless the metric saw more).
+   * How often the job restarted: the larger of its {@code numRestarts} metric and what its
+   * exception history shows. The metric lags (the REST API's metric fetcher refreshes it every few
+   * seconds, and after a TaskManager's death it read 0 for a minute after the jobs had restarted on
+   * a loaded machine), and stops being fetched once the job ended. In the history, every failure of
+   * a running job restarted it, and every failure of an ended one except the last of a FAILED job
+   * (at most the history's size, 16 failures, unless the metric saw more). Empty while the job runs
+   * and neither has anything to say yet (the metric is first reported about a second after the
+   * start).
    */
   public OptionalLong restarts(String jobId) {
     OptionalLong metric = OptionalLong.empty();
@@ -74,11 +77,11 @@ public final class FlinkRest {
       }
     }
     String state = state(jobId);
-    if (!ENDED.contains(state)) {
-      return metric;
-    }
     long failures = failures(jobId).size();
     long fromHistory = state.equals("FAILED") ? Math.max(0, failures - 1) : failures;
+    if (!ENDED.contains(state) && metric.isEmpty() && failures == 0) {
+      return OptionalLong.empty();
+    }
     return OptionalLong.of(Math.max(metric.orElse(0), fromHistory));
   }
 
