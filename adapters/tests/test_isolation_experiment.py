@@ -213,7 +213,7 @@ def test_bulk_flow_found_by_netflow_is_isolated_and_the_probe_delay_recovers(
         # queue short; a loss-based sender is the case the isolation is for).
         cport = 40000 + secrets.randbelow(10000)
         bulk_from = time.time()
-        client = subprocess.Popen(["iperf3", "-c", veth.peer_ip, "-p", str(IPERF_PORT), "--cport", str(cport), "-t", "120", "-C", "cubic"],
+        client = subprocess.Popen(["iperf3", "-c", veth.peer_ip, "-p", str(IPERF_PORT), "--cport", str(cport), "-t", "300", "-C", "cubic"],
                                   stdout=cleanup.enter_context(open(logs / "iperf3-client.log", "w")), stderr=subprocess.STDOUT)
         cleanup.callback(stop_by_pid, client, signal.SIGINT)
 
@@ -223,7 +223,7 @@ def test_bulk_flow_found_by_netflow_is_isolated_and_the_probe_delay_recovers(
             command = topics.first(
                 COMMANDS,
                 lambda c: (c.device_id, bytes(c.src_prefix), bytes(c.dst_prefix), c.src_port, c.dst_port, c.proto) == (DEVICE, host_addr, peer_addr, cport, IPERF_PORT, 6),
-                timeout=90, what=f"command for {veth.host_ip}:{cport} -> {veth.peer_ip}:{IPERF_PORT}",
+                timeout=150, what=f"command for {veth.host_ip}:{cport} -> {veth.peer_ip}:{IPERF_PORT}",
             )
         except AssertionError as e:
             raise AssertionError(f"{e}\nerrors in the stack's log ({stack.log_path}):\n  {stack.problems()}") from None
