@@ -156,6 +156,21 @@ final class ClusterDemoCommand extends DemoCommand {
         .sum();
   }
 
+  /** {@link #flowsLeader}, asked again for up to a minute while the brokers do not answer. */
+  private static String flowsLeaderRetried(String bootstrap) throws Exception {
+    long deadline = System.nanoTime() + Duration.ofMinutes(1).toNanos();
+    while (true) {
+      try {
+        return flowsLeader(bootstrap);
+      } catch (java.util.concurrent.ExecutionException | IllegalStateException e) {
+        if (System.nanoTime() > deadline) {
+          throw e;
+        }
+        Thread.sleep(500);
+      }
+    }
+  }
+
   /**
    * The broker (kafka-N, node id N) leading the flows.goflow2.v1 partition with the most records:
    * the one goflow2 is writing to (it keys by exporter), so its death makes goflow2's producer ride
@@ -201,7 +216,7 @@ final class ClusterDemoCommand extends DemoCommand {
       ClusterState s = cluster.requireUp();
       awaitRecords(s.data().bootstrap());
       if (kill.equals("kafka-leader")) {
-        kill = flowsLeader(s.data().bootstrap());
+        kill = flowsLeaderRetried(s.data().bootstrap());
       }
       FlinkRest rest = new FlinkRest(s.data().restUrl());
       Map<String, String> jobs = s.data().jobs();
