@@ -21,9 +21,10 @@ Fault injection, for tests only: with ``CHEETAH_WAREHOUSE_KILL_AFTER_WRITES=N`` 
 the process sends itself SIGKILL right after its N-th batch is written, before that batch's offset
 is committed (the point where a Kafka engine table stores a batch twice); tests/test_crash_recovery.py.
 
-A batch that does not decode is written record by record (ProtobufSingle, token
-``TOPIC/PARTITION/OFFSET``); a record that still does not decode goes to ``rejected`` (stage
-``warehouse``, reason ``undecodable_protobuf``), as the Kafka tables' views do.
+A batch that does not decode (or holds a value its table cannot take) is written record by record
+(ProtobufSingle, token ``TOPIC/PARTITION/OFFSET``); a record that still fails goes to ``rejected``
+(stage ``warehouse``, reason ``undecodable_protobuf``, the engine's error as the detail), as the
+Kafka tables' views do.
 """
 
 from __future__ import annotations
@@ -44,8 +45,12 @@ from .errors import QueryError, WarehouseError
 
 PENDING = re.compile(r"^cheetah-batch (\d+)-(\d+)$")
 DEFAULT_MAX_BATCH_RECORDS = 5000  # below DEDUPLICATION_WINDOW (embedded.py): a batch written record by record fits
-# Errors of the Protobuf input format: the record does not decode (anything else is retried).
-UNDECODABLE_CODES = frozenset({6, 26, 27, 32, 33, 38, 41, 72, 117, 444})
+# Errors of the Protobuf input format: the record does not decode, or decodes into values its table
+# cannot take (PROTOBUF_BAD_CAST 436: a 3-byte address, an enum value the table does not know;
+# TYPE_MISMATCH 53, CANNOT_CONVERT_TYPE 70, VALUE_IS_OUT_OF_RANGE_OF_DATA_TYPE 321). Such a record
+# goes to `rejected`; anything else is retried, and a record retried forever would hold its
+# partition back for good.
+UNDECODABLE_CODES = frozenset({6, 26, 27, 32, 33, 38, 41, 53, 70, 72, 117, 321, 436, 444})
 KILL_AFTER_WRITES = "CHEETAH_WAREHOUSE_KILL_AFTER_WRITES"  # fault injection (the module's docstring)
 _writes = 0
 _writes_lock = threading.Lock()

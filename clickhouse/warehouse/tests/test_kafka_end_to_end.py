@@ -2,8 +2,10 @@
 real Kafka 4.2.1 broker and a transactional (exactly-once) producer.
 
 Checks: committed records land with their types converted; an aborted
-transaction's records never do (read_committed); an undecodable record is kept
-in `rejected`; after a clean stop, records produced meanwhile arrive on restart
+transaction's records never do (read_committed); an undecodable record, and a
+record that decodes but whose values do not fit the table (a 3-byte address, an
+enum value the table does not know), is kept in `rejected` and the records after
+it in its partition are stored; after a clean stop, records produced meanwhile arrive on restart
 exactly once (offsets were committed, the consumer group resumes), including
 when the broker list given on restart differs. (A SIGKILL: test_crash_recovery.py.)
 """
@@ -83,7 +85,10 @@ def test_transactional_records_land_once_and_aborted_ones_never(
     producer.begin_transaction()  # committed
     for i in range(3):
         producer.produce("flows.v1", flow_record(i, 1_000 + i))
-    producer.produce("flows.v1", b"\xff\xff\xff not a FlowRecord")
+    undecodable = b"\xff\xff\xff not a FlowRecord"
+    producer.produce("flows.v1", undecodable)
+    bad_address = flow(src_addr=b"\x0a\x00\x00", start_ms=START_MS, end_ms=START_MS + 1, bytes=1).SerializeToString()
+    producer.produce("flows.v1", bad_address)  # decodes; no IPv6 column takes 3 bytes
     producer.produce("flows.rejected.v1", rejected(
         stage="normalize", reason="inverted_times", detail="end_ms < start_ms", payload=b"\x00\x01",
         exporter=address("192.0.2.1"), received_ms=START_MS, source_topic="flows.goflow2.v1", source_partition=0, source_offset=41,
@@ -93,6 +98,8 @@ def test_transactional_records_land_once_and_aborted_ones_never(
             flow_id="f-1", type=kind, source=1, event_ms=START_MS + seq * 1000, seq=seq, src_addr=address("198.18.1.10"),
             dst_addr=address("198.18.2.20"), start_ms=START_MS, end_ms=START_MS + seq * 1000, bytes=seq * 10**9, rate_bps=8e8,
         ).SerializeToString())
+    bad_type = event(flow_id="f-bad", type=7, source=1, event_ms=START_MS, seq=1).SerializeToString()  # no such type
+    producer.produce("cheetahs.v1", bad_type)
     producer.produce("cheetahs.v1", event(flow_id="f-2", type=1, source=2, event_ms=START_MS, seq=1, bytes=5 * 10**8).SerializeToString())
     producer.produce("flowsets.v1", flowset(
         flowset_id="s-1", src_addr=address("198.18.1.10"), dst_addr=address("198.18.2.20"), n_flows=2, single=False,
@@ -119,10 +126,10 @@ def test_transactional_records_land_once_and_aborted_ones_never(
         url = warehouse.url
         wait_until(lambda: count(url, "flows WHERE bytes = 777") == 1 and count(url, "flowsets WHERE flowset_id = 's-2'") == 1,
                    "the records committed after the aborted transaction")
-        wait_until(lambda: count(url, "rejected") >= 2 and count(url, "cheetahs FINAL") >= 2, "rejections and cheetahs")
+        wait_until(lambda: count(url, "rejected") >= 4 and count(url, "cheetahs FINAL") >= 2, "rejections and cheetahs")
 
         assert count(url, "flows") == 4
-        assert count(url, "rejected") == 2
+        assert count(url, "rejected") == 4
         assert count(url, "cheetahs FINAL") == 2
         assert count(url, "flowsets FINAL") == 2
         assert count(url, "flows WHERE bytes = 666") == 0
@@ -146,8 +153,12 @@ def test_transactional_records_land_once_and_aborted_ones_never(
                         "FROM rejected WHERE stage = 'normalize'") == (
             "normalize\tinverted_times\t0001\t::ffff:192.0.2.1\tflows.goflow2.v1\t41\n"
         )
-        assert sql(url, "SELECT reason, source_topic, payload = unhex('FFFFFF') || ' not a FlowRecord' "
-                        "FROM rejected WHERE stage = 'warehouse'") == "undecodable_protobuf\tflows.v1\t1\n"
+        kept = [("cheetahs.v1", 3, bad_type), ("flows.v1", 3, undecodable), ("flows.v1", 4, bad_address)]
+        assert sql(url, "SELECT reason, source_topic, source_offset, hex(payload) FROM rejected WHERE stage = 'warehouse' "
+                        "ORDER BY source_topic, source_offset") == "".join(
+            f"undecodable_protobuf\t{topic}\t{offset}\t{payload.hex().upper()}\n" for topic, offset, payload in kept
+        )
+        assert "PROTOBUF_BAD_CAST" in sql(url, "SELECT detail FROM rejected WHERE source_topic = 'flows.v1' AND source_offset = 4")
     finally:
         assert warehouse.stop() == 0, warehouse.stderr()
 
@@ -161,7 +172,7 @@ def test_transactional_records_land_once_and_aborted_ones_never(
     try:
         wait_until(lambda: count(restarted.url, "flows WHERE bytes = 888") == 1, "the record produced while stopped")
         assert count(restarted.url, "flows") == 5  # nothing read twice
-        assert count(restarted.url, "rejected") == 2
+        assert count(restarted.url, "rejected") == 4
     finally:
         assert restarted.stop() == 0, restarted.stderr()
         del producer
