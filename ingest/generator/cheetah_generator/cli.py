@@ -109,6 +109,13 @@ def _add_pace_args(p: argparse.ArgumentParser, rate: float | None, pps: float | 
     )
     g.set_defaults(default_rate=rate, default_pps=pps)
     g.add_argument(
+        "--depth-ms",
+        type=_pace_value,
+        default=0.0,
+        help="sending time the token bucket may save up, ms (0: one datagram): at thousands of datagrams"
+        " per second, a late wake-up is made up by this much of a burst instead of lowering the rate",
+    )
+    g.add_argument(
         "--follow",
         metavar="METRICS_URL",
         help="flow control: send as fast as the collector at --target takes datagrams in, reading its"
@@ -359,11 +366,13 @@ def _netflow(args: argparse.Namespace) -> int:
 
 def _pace(args: argparse.Namespace) -> Pace:
     """--rate/--pps; where one is not given, its default applies, except with --follow."""
+    depth = args.depth_ms / 1000
     if args.follow:
-        return Pace(args.rate, args.pps)
+        return Pace(args.rate, args.pps, depth)
     return Pace(
         args.rate if args.rate is not None else args.default_rate,
         args.pps if args.pps is not None else args.default_pps,
+        depth,
     )
 
 

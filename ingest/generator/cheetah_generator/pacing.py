@@ -22,10 +22,13 @@ from .dgram_file import StoredDatagram
 
 @dataclass
 class Pace:
-    """Limits: records per second and/or datagrams per second (None = unlimited)."""
+    """Limits: records per second and/or datagrams per second (None = unlimited); depth_s: how
+    much sending time the bucket may save up (0: one datagram's worth), so that wake-ups later
+    than one datagram's interval (thousands of datagrams per second) do not lower the rate."""
 
     records_per_s: float | None = None
     datagrams_per_s: float | None = None
+    depth_s: float = 0.0
 
 
 class TokenBucket:
@@ -49,7 +52,7 @@ class TokenBucket:
             cost = max(cost, max(1, records) / self.pace.records_per_s)
         if self.pace.datagrams_per_s:
             cost = max(cost, 1.0 / self.pace.datagrams_per_s)
-        start = max(now - cost, self._ready_at)  # depth: one datagram
+        start = max(now - max(cost, self.pace.depth_s), self._ready_at)  # depth: one datagram, or depth_s
         self._ready_at = start + cost
         return max(0.0, start - now)
 
