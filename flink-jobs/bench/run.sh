@@ -15,8 +15,8 @@
 #                                   1 TaskManager at parallelism 1, then 2 at parallelism 2, and
 #                                   recovery after kill -9 of a TaskManager (~10 min)
 #   flink-jobs/bench/run.sh ingest  [--seconds S] [--rate R] [--no-nfcapd]
-#                                   a paced exporter (R records/s, default 50000, ~4,800
-#                                   datagrams/s) -> cheetah-goflow2 -> Kafka for S s (default 300):
+#                                   a paced exporter (R records/s asked, default 52000: >= 50,000
+#                                   sent, ~4,900 datagrams/s) -> cheetah-goflow2 -> Kafka for S s (default 300):
 #                                   records on the topic, kernel drops; then the same to nfcapd -B
 #                                   (~12 min; ingest/goflow2/bench/ingest_rate.py --help)
 #   flink-jobs/bench/run.sh all     jmh, e2e and analyze, in that order
