@@ -14,6 +14,11 @@
 #   flink-jobs/bench/run.sh cluster [--records N]   ./cheetah cluster: end-to-end records/s with
 #                                   1 TaskManager at parallelism 1, then 2 at parallelism 2, and
 #                                   recovery after kill -9 of a TaskManager (~10 min)
+#   flink-jobs/bench/run.sh ingest  [--seconds S] [--rate R] [--no-nfcapd]
+#                                   a paced exporter (R records/s asked, default 52000: >= 50,000
+#                                   sent, ~4,900 datagrams/s) -> cheetah-goflow2 -> Kafka for S s (default 300):
+#                                   records on the topic, kernel drops; then the same to nfcapd -B
+#                                   (~12 min; ingest/goflow2/bench/ingest_rate.py --help)
 #   flink-jobs/bench/run.sh all     jmh, e2e and analyze, in that order
 #
 # stdout: `FIGURE name value` lines (and `SUMMARY e2e k=v ...`), each followed by the load
@@ -293,6 +298,19 @@ run_cluster() {
   done
 }
 
+# --- ingest at line rate -------------------------------------------------------------------
+run_ingest() {
+  [ -x "$PY" ] || die "no Python venv at $PY: run ./cheetah setup"
+  # The collector's receive buffer is the stack's: netflow.receive-buffer-bytes (nfcapd -B too).
+  local rcvbuf
+  rcvbuf="$("$ROOT/cheetah" config | sed -n 's/^netflow\.receive-buffer-bytes=\([0-9]*\).*/\1/p')"
+  [ -n "$rcvbuf" ] || die "cannot read netflow.receive-buffer-bytes from ./cheetah config"
+  machine
+  printf 'net.core.rmem_max: %s, net.core.rmem_default: %s\n' \
+    "$(cat /proc/sys/net/core/rmem_max)" "$(cat /proc/sys/net/core/rmem_default)"
+  "$PY" "$ROOT/ingest/goflow2/bench/ingest_rate.py" --rcvbuf "$rcvbuf" "$@"
+}
+
 cmd="${1:-help}"
 shift || true
 case "$cmd" in
@@ -302,11 +320,12 @@ case "$cmd" in
   archive) build_archive "$@" ;;
   adapters) "$PY" "$ROOT/adapters/bench/ack_latency.py" "$@" ;;
   cluster) run_cluster "$@" ;;
+  ingest) run_ingest "$@" ;;
   all)
     run_jmh
     run_e2e
     run_analyze
     ;;
-  help | -h | --help) sed -n '2,22p' "$0" | sed 's/^# \{0,1\}//' ;;
-  *) sed -n '2,22p' "$0" | sed 's/^# \{0,1\}//' >&2; die "unknown benchmark '$cmd'" ;;
+  help | -h | --help) sed -n '2,27p' "$0" | sed 's/^# \{0,1\}//' ;;
+  *) sed -n '2,27p' "$0" | sed 's/^# \{0,1\}//' >&2; die "unknown benchmark '$cmd'" ;;
 esac

@@ -9,13 +9,13 @@ import signal
 import sys
 import threading
 import time
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 
 from .catcher import DatagramCatcher, describe
 from .dgram_file import StoredDatagram, read_datagrams
 from .netflow_run import run_netflow
-from .pacing import Pace, Progress, parse_target, send_paced
+from .pacing import CollectorWindow, Pace, Progress, parse_target, send_paced
 from .params import DEFAULT_TIME_BASE_MS, ExportParams, TruthParams, WorkloadParams
 from .scenario import WORKLOADS
 
@@ -57,6 +57,14 @@ def _time_base(text: str) -> int:
     return int(t.timestamp() * 1000)
 
 
+def _pace_value(text: str) -> float:
+    """A rate for --rate/--pps: 0 means no limit."""
+    v = float(text)
+    if v < 0:
+        raise argparse.ArgumentTypeError(f"{text}: must be >= 0 (0: no limit)")
+    return v
+
+
 def _positive_float(text: str) -> float:
     v = float(text)
     if v <= 0:
@@ -86,9 +94,39 @@ def _add_truth_args(p: argparse.ArgumentParser, tp: TruthParams) -> None:
 
 
 def _add_pace_args(p: argparse.ArgumentParser, rate: float | None, pps: float | None) -> None:
-    g = p.add_argument_group("pacing (token bucket, no bursts)")
-    g.add_argument("--rate", type=_positive_float, default=rate, help="flow records per second")
-    g.add_argument("--pps", type=_positive_float, default=pps, help="datagrams per second")
+    g = p.add_argument_group("pacing (token bucket, no bursts) or flow control (--follow)")
+    g.add_argument(
+        "--rate",
+        type=_pace_value,
+        default=None,
+        help=f"flow records per second, 0: no limit (default: {rate if rate else 'none'}; none with --follow)%(default).0s",
+    )
+    g.add_argument(
+        "--pps",
+        type=_pace_value,
+        default=None,
+        help=f"datagrams per second, 0: no limit (default: {pps if pps else 'none'}; none with --follow)%(default).0s",
+    )
+    g.set_defaults(default_rate=rate, default_pps=pps)
+    g.add_argument(
+        "--depth-ms",
+        type=_pace_value,
+        default=0.0,
+        help="sending time the token bucket may save up, ms (0: one datagram): at thousands of datagrams"
+        " per second, a late wake-up is made up by this much of a burst instead of lowering the rate",
+    )
+    g.add_argument(
+        "--follow",
+        metavar="METRICS_URL",
+        help="flow control: send as fast as the collector at --target takes datagrams in, reading its"
+        " counters from this URL (cheetah-goflow2's /metrics); at most --window datagrams in flight%(default).0s",
+    )
+    g.add_argument(
+        "--window",
+        type=int,
+        help="datagrams in flight with --follow (default: half of what the collector's granted"
+        " receive buffer holds, so the kernel cannot drop even if the collector stalls)%(default).0s",
+    )
     g.add_argument("--allow-remote", action="store_true", help="allow a --target other than 127.0.0.1")
     g.add_argument("--quiet", action="store_true", help="no progress on stderr")
 
@@ -223,6 +261,11 @@ def build_parser() -> argparse.ArgumentParser:
     )
     rp.add_argument("--in", dest="infile", type=Path, required=True)
     rp.add_argument("--target", required=True, help="collector HOST:PORT")
+    rp.add_argument(
+        "--seconds",
+        type=_positive_float,
+        help="send the file again and again (whole passes) until this many seconds have passed",
+    )
     _add_pace_args(rp, None, 500.0)
     return ap
 
@@ -304,18 +347,52 @@ def _netflow(args: argparse.Namespace) -> int:
         template_every=args.template_every,
         max_datagram_bytes=args.max_datagram,
     )
+    follow = _follow(args, target, args.max_datagram) if target else None
     run_netflow(
         wp,
         _truth_params(args),
         ep,
         args.truth,
         target,
-        Pace(args.rate, args.pps),
+        _pace(args),
         datagrams_out=args.datagrams_out,
         quiet=args.quiet,
         kind=args.workload,
+        follow=follow,
     )
+    _say_follow(follow, args.quiet)
     return 0
+
+
+def _pace(args: argparse.Namespace) -> Pace:
+    """--rate/--pps; where one is not given, its default applies, except with --follow."""
+    depth = args.depth_ms / 1000
+    if args.follow:
+        return Pace(args.rate, args.pps, depth)
+    return Pace(
+        args.rate if args.rate is not None else args.default_rate,
+        args.pps if args.pps is not None else args.default_pps,
+        depth,
+    )
+
+
+def _follow(args: argparse.Namespace, target: tuple[str, int], max_datagram: int) -> CollectorWindow | None:
+    if args.window is not None and args.window < 1:
+        raise ValueError(f"--window {args.window}: give at least 1 datagram")
+    if not args.follow:
+        if args.window is not None:
+            raise ValueError("--window needs --follow METRICS_URL")
+        return None
+    return CollectorWindow(args.follow, target[1], max_datagram, args.window)
+
+
+def _say_follow(follow: CollectorWindow | None, quiet: bool) -> None:
+    if follow is not None and not quiet:
+        print(
+            f"flow control: at most {follow.window} datagrams in flight (collector's receive buffer"
+            f" {follow.buffer} bytes); waited {follow.waited_s:.1f} s for it ({follow.polls} polls)",
+            file=sys.stderr,
+        )
 
 
 def _pcap(args: argparse.Namespace) -> int:
@@ -378,6 +455,20 @@ def _replay(args: argparse.Namespace) -> int:
     times = [d.export_ms for d in fixed if d.export_ms]
     if times:
         span = (min(times), max(times))
-    stats = send_paced(fixed, target, Pace(args.rate, args.pps), Progress(span, None if args.quiet else sys.stderr))
+    if not fixed:
+        raise ValueError(f"{args.infile}: no datagram in it")
+    follow = _follow(args, target, max(len(d.payload) for d in fixed))
+    stream = fixed if args.seconds is None else _repeat_for(fixed, args.seconds)
+    stats = send_paced(stream, target, _pace(args), Progress(span, None if args.quiet else sys.stderr), follow=follow)
     print(f"replayed {stats.datagrams} datagrams ({stats.bytes} bytes) in {stats.seconds:.1f} s", file=sys.stderr)
+    _say_follow(follow, args.quiet)
     return 0
+
+
+def _repeat_for(datagrams: list[StoredDatagram], seconds: float) -> Iterator[StoredDatagram]:
+    """The file again and again, whole passes, until `seconds` have passed (at least one pass)."""
+    end = time.monotonic() + seconds
+    while True:
+        yield from datagrams
+        if time.monotonic() >= end:
+            return

@@ -12,7 +12,7 @@ from .dgram_file import DatagramWriter, StoredDatagram
 from .edges import EdgeCase
 from .export import build_datagrams, exporter_identities
 from .flows import ip_to_str
-from .pacing import Pace, Progress, SendStats, send_paced
+from .pacing import CollectorWindow, Pace, Progress, SendStats, send_paced
 from .params import ExportParams, TruthParams, WorkloadParams
 from .scenario import Scenario, build_scenario
 from .sites import make_sites
@@ -84,6 +84,7 @@ def run_netflow(
     datagrams_out: Path | None = None,
     quiet: bool = False,
     kind: str = "research",
+    follow: CollectorWindow | None = None,
 ) -> RunResult:
     log = None if quiet else sys.stderr
     sc = build_scenario(wp, tp, ep, kind)
@@ -110,5 +111,5 @@ def run_netflow(
     sent = None
     if target is not None:
         span = (wp.time_base_ms, wp.time_base_ms + wp.span_ms)
-        sent = send_paced(datagrams, target, pace, Progress(span, log))
+        sent = send_paced(datagrams, target, pace, Progress(span, log), follow=follow)
     return RunResult(sc, datagrams, sent)

@@ -48,6 +48,16 @@ def test_a_late_wake_up_is_made_up_once() -> None:
     assert b.delay(1) == pytest.approx(0.007)  # back on the 10 ms grid
 
 
+def test_depth_makes_up_a_wake_up_later_than_one_datagram() -> None:
+    clock = FakeClock()
+    b = TokenBucket(Pace(datagrams_per_s=1000, depth_s=0.005), clock)  # 1 ms per datagram
+    assert b.delay(1) == 0.0
+    clock.t += 0.0035  # overslept by 2.5 slots: they go at once, then the 1 ms grid again
+    assert [b.delay(1) for _ in range(4)] == [0.0, 0.0, 0.0, pytest.approx(0.0005)]
+    clock.t += 1.0  # a pause saves up at most depth_s: 5 datagrams early + this one, not 1,000
+    assert [b.delay(1) for _ in range(7)] == [0.0] * 5 + [pytest.approx(0.0), pytest.approx(0.001)]
+
+
 def test_the_stricter_limit_wins() -> None:
     b = TokenBucket(Pace(records_per_s=10_000, datagrams_per_s=10), FakeClock())
     b.delay(1)

@@ -48,6 +48,9 @@ type Config struct {
 	ErrCount      int           // -err.cnt: errors logged per interval before muting
 	ErrInterval   time.Duration // -err.int
 	KeyFields     []string      // -key: FlowMessage fields hashed into the message key (Kafka partitioning)
+	// -rcvbuf: SO_RCVBUF asked for each listener's UDP sockets, in bytes; 0
+	// keeps the kernel's default (net.core.rmem_default). See socket.go.
+	ReceiveBuffer int
 	// -rejected.kafka.brokers: where refused datagrams are published; "" = the
 	// flows' brokers (-transport.kafka.brokers) with -transport kafka, else
 	// nowhere (stdout only).
@@ -90,6 +93,10 @@ func Run(ctx context.Context, cfg Config) error {
 	if err != nil {
 		return err
 	}
+	if cfg.ReceiveBuffer < 0 {
+		return fmt.Errorf("-rcvbuf %d: give the UDP receive buffer in bytes (0 = the kernel's default)", cfg.ReceiveBuffer)
+	}
+	ownSockets.reset(logger)
 	if err := checkStdoutIsFree(cfg.Transport); err != nil {
 		return err
 	}
@@ -137,9 +144,14 @@ func Run(ctx context.Context, cfg Config) error {
 	events := NewEventWriter(cfg.Events)
 	rejecter := NewRejecter(events, publisher, logger)
 
+	rcvbuf := 0 // the smallest granted, for the ready line
 	for _, l := range listeners {
-		if err := c.startListener(l, formatter, rejecter); err != nil {
+		granted, err := c.startListener(l, formatter, rejecter)
+		if err != nil {
 			return err
+		}
+		if rcvbuf == 0 || granted < rcvbuf {
+			rcvbuf = granted
 		}
 	}
 	c.wg.Add(1)
@@ -151,7 +163,7 @@ func Run(ctx context.Context, cfg Config) error {
 
 	c.collecting.Store(true)
 	logger.Info("collecting", slog.String("listen", cfg.Listen), slog.String("metrics_addr", metricsAddr))
-	if err := events.Ready(cfg.Listen, metricsAddr); err != nil {
+	if err := events.Ready(cfg.Listen, metricsAddr, cfg.ReceiveBuffer, rcvbuf); err != nil {
 		return err
 	}
 
@@ -185,7 +197,9 @@ type collection struct {
 	stopped      bool
 }
 
-func (c *collection) startListener(l Listener, formatter format.FormatInterface, rejecter *Rejecter) error {
+// startListener starts one -listen entry and returns the UDP receive buffer
+// the kernel granted its sockets (the smallest, in bytes).
+func (c *collection) startListener(l Listener, formatter format.FormatInterface, rejecter *Rejecter) (int, error) {
 	llog := c.logger.With(
 		slog.String("scheme", l.Scheme), slog.String("hostname", l.Host), slog.Int("port", l.Port),
 		slog.Int("count", l.Sockets), slog.Int("workers", l.Workers),
@@ -200,7 +214,7 @@ func (c *collection) startListener(l Listener, formatter format.FormatInterface,
 		ReceiverCallback: droppedReporter{rejecter: rejecter, next: metrics.NewReceiverMetric()},
 	})
 	if err != nil {
-		return fmt.Errorf("creating UDP receiver for %s://%s:%d: %w", l.Scheme, l.Host, l.Port, err)
+		return 0, fmt.Errorf("creating UDP receiver for %s://%s:%d: %w", l.Scheme, l.Host, l.Port, err)
 	}
 	pipeCfg := &utils.PipeConfig{
 		Format:           formatter,
@@ -225,15 +239,20 @@ func (c *collection) startListener(l Listener, formatter format.FormatInterface,
 
 	decode := buildDecoder(l.Scheme, p.DecodeFlow, c.cfg.Strict, rejecter)
 	if err := recv.Start(l.Host, l.Port, decode); err != nil {
-		return fmt.Errorf("starting %s receiver on %s:%d: %w", l.Scheme, l.Host, l.Port, err)
+		return 0, fmt.Errorf("starting %s receiver on %s:%d: %w", l.Scheme, l.Host, l.Port, err)
 	}
 	c.receivers = append(c.receivers, recv)
+	// Bound now, and nothing is sent before the ready line: set the buffer.
+	granted, err := setupSockets(l, c.cfg.ReceiveBuffer, ownSockets, llog)
+	if err != nil {
+		return 0, fmt.Errorf("%s listener on %s:%d: %w", l.Scheme, l.Host, l.Port, err)
+	}
 	c.wg.Add(1)
 	go func() {
 		defer c.wg.Done()
 		logReceiverErrors(recv, llog, utils.NewBatchMute(c.cfg.ErrInterval, c.cfg.ErrCount), c.quit)
 	}()
-	return nil
+	return granted, nil
 }
 
 // serveHTTP starts goflow2's HTTP endpoints (only now: the templates

@@ -31,6 +31,11 @@ type ReadyEvent struct {
 	Event       string `json:"event"` // always "ready"
 	Listen      string `json:"listen"`
 	MetricsAddr string `json:"metrics_addr"` // "" when the HTTP server is off
+	// RcvbufAsked is -rcvbuf (0: the kernel's default); RcvbufBytes the UDP
+	// receive buffer the kernel granted (getsockopt SO_RCVBUF: twice what was
+	// asked, capped at 2 × net.core.rmem_max; the smallest of all sockets).
+	RcvbufAsked int `json:"rcvbuf_asked"`
+	RcvbufBytes int `json:"rcvbuf_bytes"`
 }
 
 // EventWriter writes event lines; safe for concurrent use by several decode
@@ -59,8 +64,9 @@ func (e *EventWriter) Rejected(msg *utils.Message, reason, detail string) error 
 }
 
 // Ready writes the "ready" line.
-func (e *EventWriter) Ready(listen, metricsAddr string) error {
-	return e.write(ReadyEvent{Event: "ready", Listen: listen, MetricsAddr: metricsAddr})
+func (e *EventWriter) Ready(listen, metricsAddr string, rcvbufAsked, rcvbufBytes int) error {
+	return e.write(ReadyEvent{Event: "ready", Listen: listen, MetricsAddr: metricsAddr,
+		RcvbufAsked: rcvbufAsked, RcvbufBytes: rcvbufBytes})
 }
 
 func (e *EventWriter) write(v any) error {

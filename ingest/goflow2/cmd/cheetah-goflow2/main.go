@@ -37,6 +37,7 @@ func run() int {
 	flag.StringVar(&cfg.Transport, "transport", def.Transport, fmt.Sprintf("Choose the transport (available: %s)", strings.Join(transport.GetTransports(), ", ")))
 	flag.StringVar(&cfg.MetricsAddr, "addr", def.MetricsAddr, "HTTP server address (Prometheus /metrics, /__health, templates); empty disables it")
 	flag.StringVar(&cfg.TemplatesPath, "templates.path", def.TemplatesPath, "NetFlow/IPFIX templates list (HTTP path; empty disables it)")
+	flag.IntVar(&cfg.ReceiveBuffer, "rcvbuf", def.ReceiveBuffer, "UDP receive buffer (SO_RCVBUF) asked for each listener socket, in bytes; 0 keeps the kernel's default. The kernel caps it at net.core.rmem_max (a warning says so) and doubles it")
 	flag.BoolVar(&cfg.Strict, "strict", def.Strict, "reject NetFlow v5/v9/IPFIX datagrams whose length fields disagree with their size (goflow2 decodes them silently)")
 	flag.IntVar(&cfg.ErrCount, "err.cnt", def.ErrCount, "Maximum errors per batch for muting")
 	flag.DurationVar(&cfg.ErrInterval, "err.int", def.ErrInterval, "Maximum errors interval for muting")

@@ -267,6 +267,7 @@ final class Cluster {
             tools.require(tools.goflow2(), "the goflow2 collector"),
             netflowPort,
             metricsPort,
+            cfg.netflow().receiveBufferBytes(),
             s.data().bootstrap());
     s.put(
         proc(

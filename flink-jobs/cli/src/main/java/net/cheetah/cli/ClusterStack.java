@@ -37,6 +37,18 @@ final class ClusterStack implements RunningStack {
   }
 
   @Override
+  public String collectorMetricsUrl() {
+    int port =
+        state
+            .process("goflow2")
+            .map(p -> p.ports().getOrDefault("metrics", 0))
+            .filter(p -> p > 0)
+            .orElseThrow(
+                () -> new IllegalStateException("the cluster's state has no goflow2 metrics port"));
+    return "http://127.0.0.1:" + port + "/metrics";
+  }
+
+  @Override
   public long awaitWarehouseCaughtUp(Duration timeout) throws InterruptedException {
     return Warehouse.awaitCaughtUp(bootstrap(), timeout);
   }

@@ -3,6 +3,8 @@ package net.cheetah.cli;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
+import java.util.Locale;
+import java.util.Map;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Consumer;
 import java.util.function.Supplier;
@@ -31,6 +33,7 @@ final class Collector extends ProcessComponent {
   private final Consumer<String> say;
   private final AtomicLong rejected = new AtomicLong();
   private int udpPort;
+  private int metricsPort;
 
   /**
    * @param freePorts free loopback ports instead of netflow.udp-port and netflow.metrics-port
@@ -52,11 +55,15 @@ final class Collector extends ProcessComponent {
   }
 
   /** The collector's command line: every port, topic, address and interval it uses. */
-  static List<String> command(Path program, int udpPort, int metricsPort, String bootstrap) {
+  static List<String> command(
+      Path program, int udpPort, int metricsPort, long receiveBufferBytes, String bootstrap) {
     return List.of(
         program.toString(),
         "-listen",
         "netflow://127.0.0.1:" + udpPort + "?workers=1",
+        // netflow.receive-buffer-bytes: it says what the kernel granted in its ready line.
+        "-rcvbuf",
+        Long.toString(receiveBufferBytes),
         "-addr",
         "127.0.0.1:" + metricsPort,
         "-templates.path",
@@ -89,13 +96,14 @@ final class Collector extends ProcessComponent {
   @Override
   public void start() {
     udpPort = freePorts ? FreePorts.pick() : cfg.udpPort();
-    int metricsPort = freePorts ? FreePorts.pick() : cfg.metricsPort();
+    metricsPort = freePorts ? FreePorts.pick() : cfg.metricsPort();
     List<String> cmd =
         new java.util.ArrayList<>(
             command(
                 tools.require(tools.goflow2(), "the goflow2 collector"),
                 udpPort,
                 metricsPort,
+                cfg.receiveBufferBytes(),
                 bootstrap.get()));
     // Never outlive the JVM (and its ports) once it dies, kill -9 included: our lifeline
     // (ChildProcess.Config.withLifeline) is its stdin. (Cluster mode starts the same command as a
@@ -109,15 +117,61 @@ final class Collector extends ProcessComponent {
     process.awaitLine(l -> l.contains("\"ready\""), Duration.ofSeconds(30));
   }
 
-  /** Counts the datagrams the collector refused (it published each to flows.rejected.v1). */
+  /**
+   * Counts the datagrams the collector refused (it published each to flows.rejected.v1); says the
+   * UDP receive buffer the kernel granted, from the ready line.
+   */
   private void onLine(String line) {
     try {
-      if ("rejected".equals(FlatJson.parse(line).get("event"))) {
+      Map<String, String> event = FlatJson.parse(line);
+      if ("rejected".equals(event.get("event"))) {
         rejected.incrementAndGet();
+      } else if ("ready".equals(event.get("event"))) {
+        say.accept(receiveBufferLine(event));
       }
     } catch (IllegalArgumentException e) {
       say.accept("unreadable line from goflow2 (" + e.getMessage() + "): " + line);
     }
+  }
+
+  /**
+   * What the ready line says of the UDP receive buffer: granted and asked, and a warning with the
+   * remedy when the kernel granted less (it doubles the value asked, capped at 2 x rmem_max).
+   */
+  static String receiveBufferLine(Map<String, String> ready) {
+    long asked = Long.parseLong(ready.getOrDefault("rcvbuf_asked", "0"));
+    long granted = Long.parseLong(ready.getOrDefault("rcvbuf_bytes", "0"));
+    if (asked == 0) {
+      return String.format(
+          Locale.ROOT,
+          "goflow2's UDP receive buffer: %,d bytes (the kernel's default; %s=0)",
+          granted,
+          CheetahConfig.Netflow.RECEIVE_BUFFER_BYTES.name());
+    }
+    if (granted >= 2 * asked) {
+      return String.format(
+          Locale.ROOT,
+          "goflow2's UDP receive buffer: %,d bytes granted (%s=%d, doubled by the kernel)",
+          granted,
+          CheetahConfig.Netflow.RECEIVE_BUFFER_BYTES.name(),
+          asked);
+    }
+    return String.format(
+        Locale.ROOT,
+        "WARNING: goflow2's UDP receive buffer is %,d bytes, below the %,d asked (%s=%d, doubled"
+            + " by the kernel): net.core.rmem_max caps it, so bursts may be dropped (goflow2's"
+            + " metric cheetah_goflow2_socket_drops_total counts them). Raise the cap as root:"
+            + " sysctl -w net.core.rmem_max=%d",
+        granted,
+        2 * asked,
+        CheetahConfig.Netflow.RECEIVE_BUFFER_BYTES.name(),
+        asked,
+        asked);
+  }
+
+  /** goflow2's Prometheus endpoint, once started. */
+  String metricsUrl() {
+    return "http://127.0.0.1:" + metricsPort + "/metrics";
   }
 
   /** The UDP port NetFlow/IPFIX goes to, once started. */

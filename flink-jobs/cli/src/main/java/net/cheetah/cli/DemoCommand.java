@@ -49,10 +49,11 @@ class DemoCommand implements Callable<Integer> {
 
   @Option(
       names = "--rate",
-      defaultValue = "4000",
+      defaultValue = "0",
       description =
-          "Flow records per second sent to goflow2 (default ${DEFAULT-VALUE}). goflow2's UDP socket"
-              + " buffer cannot be raised here; on a busy machine faster paces drop datagrams.")
+          "Flow records per second sent to goflow2; 0 (the default): no fixed pace, as fast as"
+              + " goflow2 takes the datagrams in (flow control on its own counters, never more in"
+              + " flight than half its UDP receive buffer holds, so the kernel cannot drop them).")
   double rate;
 
   @Option(
@@ -138,7 +139,13 @@ class DemoCommand implements Callable<Integer> {
       Path probeTruth = data.resolve("probe").resolve("truth.json");
       Path truth = data.resolve("truth");
       exportStarting(stack);
-      generate(tools, cfg.detection(), stack.netflowPort(), truth, timeBase);
+      generate(
+          tools,
+          cfg.detection(),
+          stack.netflowPort(),
+          stack.collectorMetricsUrl(),
+          truth,
+          timeBase);
       exportDone();
       int expectedFlowsets = rows(truth.resolve("flowsets.csv"));
       int expectedCheetahs = rows(truth.resolve("cheetahs.csv"));
@@ -200,10 +207,14 @@ class DemoCommand implements Callable<Integer> {
         recordDiffs.add(
             String.format(
                 Locale.ROOT,
-                "%,d records never reached Kafka: UDP datagrams dropped before goflow2 read them"
-                    + " (socket buffer full while the machine was busy). Missing records split"
-                    + " flows, so results differ; run again with a lower --rate.",
-                sent - inKafka - last[3]));
+                "%,d records never reached Kafka: %s datagrams were dropped by the kernel before"
+                    + " goflow2 read them (its UDP receive buffer was full; %s). Missing records"
+                    + " split flows, so results differ.",
+                sent - inKafka - last[3],
+                kernelDrops(stack),
+                rate > 0
+                    ? "run again with a lower --rate, or --rate 0"
+                    : "raise netflow.receive-buffer-bytes"));
       }
       checks.add(
           new DemoChecks.Check(
@@ -373,7 +384,15 @@ class DemoCommand implements Callable<Integer> {
         Double.toString(d.activeTimeoutMs() / 1000.0));
   }
 
-  private void generate(Tools tools, Detection d, int port, Path truth, long timeBase)
+  /** Datagrams the kernel dropped at goflow2's socket so far (its metric), or "?" if unreadable. */
+  private static String kernelDrops(RunningStack stack) {
+    java.util.OptionalLong n =
+        CollectorMetrics.read(stack.collectorMetricsUrl(), CollectorMetrics.KERNEL_DROPS);
+    return n.isPresent() ? String.format(Locale.ROOT, "%,d", n.getAsLong()) : "?";
+  }
+
+  private void generate(
+      Tools tools, Detection d, int port, String collectorMetrics, Path truth, long timeBase)
       throws Exception {
     List<String> cmd =
         new ArrayList<>(
@@ -392,18 +411,25 @@ class DemoCommand implements Callable<Integer> {
                 Long.toString(timeBase),
                 "--sampling",
                 Integer.toString(sampling),
-                "--rate",
-                Double.toString(rate),
                 "--transfers",
                 Integer.toString(transfers),
                 "--truth",
                 truth.toString()));
     cmd.addAll(definitionArgs(d));
+    // No fixed pace by default: the generator keeps at most a window of datagrams ahead of what
+    // goflow2 has taken in (its counters), a window its granted receive buffer holds whole.
+    cmd.addAll(
+        rate > 0
+            ? List.of("--rate", Double.toString(rate))
+            : List.of("--follow", collectorMetrics));
     say(
         "exporting the synthetic workload ("
             + (ipfix ? "IPFIX" : "NetFlow v9")
             + ", seed "
             + seed
+            + (rate > 0
+                ? String.format(Locale.ROOT, ", paced at %,.0f records/s", rate)
+                : ", as fast as goflow2 takes it in: no fixed pace, flow control on its counters")
             + ")");
     ProcessBuilder pb =
         new ProcessBuilder(cmd)
@@ -442,13 +468,15 @@ class DemoCommand implements Callable<Integer> {
       long[] now = Arrays.stream(wh.query(q).split("\t")).mapToLong(Long::parseLong).toArray();
       System.err.printf(
           Locale.ROOT,
-          "\rdemo: stored %,d flow records | %d/%d cheetah flows | %d/%d flowsets | %,d rejected   ",
+          "\rdemo: stored %,d flow records | %d/%d cheetah flows | %d/%d flowsets | %,d rejected"
+              + " | %s kernel drops   ",
           now[0],
           now[1],
           cheetahs,
           now[2],
           flowsets,
-          now[3]);
+          now[3],
+          kernelDrops(stack));
       stable = Arrays.equals(now, prev) ? stable + 1 : 0;
       prev = now;
       if (now[1] >= cheetahs && now[2] >= flowsets && stable >= 2) {

@@ -17,6 +17,9 @@ interface RunningStack {
   /** The UDP port goflow2 listens on for NetFlow/IPFIX. */
   int netflowPort();
 
+  /** goflow2's Prometheus endpoint (its counters: {@link CollectorMetrics}). */
+  String collectorMetricsUrl();
+
   /** Until the warehouse consumed everything committed; the lag left (0 caught up, -1 unknown). */
   long awaitWarehouseCaughtUp(Duration timeout) throws InterruptedException;
 

@@ -156,6 +156,11 @@ final class Stack implements AutoCloseable, RunningStack {
     return collector.udpPort();
   }
 
+  @Override
+  public String collectorMetricsUrl() {
+    return collector.metricsUrl();
+  }
+
   String flinkUrl() {
     return jobs.restUrl();
   }

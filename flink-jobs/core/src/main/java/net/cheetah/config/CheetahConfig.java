@@ -311,21 +311,31 @@ public record CheetahConfig(
     }
   }
 
-  /** The NetFlow/IPFIX listener (goflow2) and its metrics endpoint. */
-  public record Netflow(int udpPort, int metricsPort) {
+  /** The NetFlow/IPFIX listener (goflow2), its UDP receive buffer and its metrics endpoint. */
+  public record Netflow(int udpPort, int metricsPort, long receiveBufferBytes) {
     public static final Key<Integer> UDP_PORT =
         Key.port("netflow.udp-port", "12055", "goflow2's NetFlow/IPFIX listener (UDP)");
     public static final Key<Integer> METRICS_PORT =
         Key.port("netflow.metrics-port", "18090", "goflow2's metrics endpoint");
-    public static final List<Key<?>> KEYS = List.of(UDP_PORT, METRICS_PORT);
+    public static final Key<Long> RECEIVE_BUFFER_BYTES =
+        Key.bytes(
+                "netflow.receive-buffer-bytes",
+                "4194304",
+                "goflow2's UDP receive buffer (SO_RCVBUF) asked for; the kernel caps it at"
+                    + " net.core.rmem_max (goflow2 then warns, with the sysctl that raises it) and"
+                    + " doubles it; 0 keeps the kernel's default. A full buffer drops datagrams:"
+                    + " goflow2's metric cheetah_goflow2_socket_drops_total counts them")
+            .check(v -> v >= 0 && v <= Integer.MAX_VALUE, "0..2147483647");
+    public static final List<Key<?>> KEYS = List.of(UDP_PORT, METRICS_PORT, RECEIVE_BUFFER_BYTES);
 
     public Netflow {
       UDP_PORT.require(udpPort);
       METRICS_PORT.require(metricsPort);
+      RECEIVE_BUFFER_BYTES.require(receiveBufferBytes);
     }
 
     static Netflow from(Values v) {
-      return new Netflow(v.get(UDP_PORT), v.get(METRICS_PORT));
+      return new Netflow(v.get(UDP_PORT), v.get(METRICS_PORT), v.get(RECEIVE_BUFFER_BYTES));
     }
   }
 
