@@ -21,17 +21,19 @@ Fault injection, for tests only: with ``CHEETAH_WAREHOUSE_KILL_AFTER_WRITES=N`` 
 the process sends itself SIGKILL right after its N-th batch is written, before that batch's offset
 is committed (the point where a Kafka engine table stores a batch twice); tests/test_crash_recovery.py.
 
-Repeats of an at-least-once topic. The control topics (thresholds, redirect decisions and
-commands, docs/ARCHITECTURE.md "Delivery guarantees") may carry a record twice after a Flink
-restore. Their tables replace rows by key (ReplacingMergeTree), so a repeat is harmless with FINAL
-or after a merge, but a row count sees it. So before step 1, a batch for a table whose engine
-replaces by key is checked against the table: a record whose key (``replacing_key``: the sorting
-key and the version column, from the table's declaration) is stored already, or repeated earlier
-in the batch, is skipped. The skipped offsets go into the metadata of step 1 (``cheetah-batch
+Repeats of an at-least-once topic. The control topics (``delivery: at-least-once`` in
+schemas/topics.yaml: thresholds, redirect decisions and commands; docs/ARCHITECTURE.md "Delivery
+guarantees") may carry a record again after a Flink restore, re-stamped or not. Their tables
+replace rows by key (ReplacingMergeTree), so a repeat is harmless with FINAL or after a merge, but
+a row count sees it. So before step 1, such a batch is checked against the table: a record whose
+key (``replacing_key``: the table's sorting key, from its declaration) is stored already, or
+repeated earlier in the batch, is skipped; the first copy stays, as the probe keeps the first
+threshold of a version. The skipped offsets go into the metadata of step 1 (``cheetah-batch
 FIRST-LAST skip A-B,C``): a batch written again after a crash skips exactly those, even when the
-crash came after the table stored the rest (so the rows the views missed are the same rows). One
-consumer per table, so no other writer races the check. Each batch that skips something says so
-on stderr ("repeats of an at-least-once topic skipped").
+crash came after the table stored the rest (so the views that missed the batch get the same
+rows). One consumer per table, so no other writer races the check. Each batch that skips
+something says so on stderr ("repeats of an at-least-once topic skipped"). Topics written once
+(transactions) are not checked: a table like ``cheetahs`` keeps each version of a key as a row.
 
 A batch that does not decode is written record by record (ProtobufSingle, token
 ``TOPIC/PARTITION/OFFSET``); a record that still does not decode goes to ``rejected`` (stage
@@ -156,7 +158,8 @@ class TableConsumer(threading.Thread):
         self.group = f"{config.group_prefix}.{declaration.table}"
         self.partitions: dict[int, _Partition] = {}
         self.kafka_logger = kafka_logger
-        self.replaces = bool(replacing_key(declaration))  # repeats are skipped (the module's docstring)
+        # Repeats are skipped (the module's docstring); load_declaration made sure the key exists.
+        self.skips_repeats = declaration.topic.at_least_once and bool(replacing_key(declaration))
         self.repeats_skipped = 0
 
     # ------------------------------------------------------------ Kafka
@@ -214,7 +217,7 @@ class TableConsumer(threading.Thread):
         """The offsets of the batch's records whose key the table holds already or an earlier
         record of the batch has (the module's docstring). A record that does not decode has no
         key: it is never skipped here (it goes to ``rejected``)."""
-        if not self.replaces:
+        if not self.skips_repeats:
             return frozenset()
         records = [m for m in batch if m.value()]
         if not records:

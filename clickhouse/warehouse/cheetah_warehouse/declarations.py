@@ -145,16 +145,13 @@ def _without_outer_parentheses(text: str) -> str:
 
 
 def replacing_key(d: "TableDeclaration") -> tuple[str, ...]:
-    """What makes two rows of a ReplacingMergeTree table the same row, as the declaration says:
-    the sorting key's expressions and, when the engine has one, its version column (rows of one
-    key and different versions are different versions of a result: the table keeps both until
-    a merge). Empty for any other engine. The embedded warehouse stores a row of such a key once
-    (consumer.py, "repeats"): the key comes from here, never restated."""
-    match = re.fullmatch(r"ReplacingMergeTree\s*(?:\((.*)\))?", d.engine.strip(), re.S)
-    if match is None:
+    """The expressions of the key a ReplacingMergeTree table replaces rows by (its sorting key, as
+    the declaration says); empty for any other engine. For a topic delivered at least once, the
+    embedded warehouse stores a record of such a key once (consumer.py, "Repeats"): the key comes
+    from here, never restated."""
+    if re.fullmatch(r"ReplacingMergeTree\s*(?:\(.*\))?", d.engine.strip(), re.S) is None:
         return ()
-    version = _split_top_level(match.group(1) or "")[:1]  # (version[, is_deleted])
-    return tuple(_split_top_level(_without_outer_parentheses(d.order_by))) + tuple(version)
+    return tuple(_split_top_level(_without_outer_parentheses(d.order_by)))
 
 
 # ---------------------------------------------------------------- loading
@@ -254,6 +251,11 @@ def load_declaration(path: Path, topics: dict[str, Topic], schemas_dir: Path) ->
         queue_fields=tuple(queue_fields),
         path=path,
     )
+    if topic.at_least_once and not replacing_key(declaration):
+        raise WarehouseError(
+            f"{where}: topic {topic.name} is delivered at least once (schemas/topics.yaml), so its table must replace "
+            f"rows by key (engine ReplacingMergeTree), not {declaration.engine}: a record written twice would be stored twice"
+        )
     _check_fields(declaration, schemas_dir)
     return declaration
 
