@@ -32,6 +32,8 @@ def load(path: pathlib.Path = MANIFEST) -> list[dict]:
             raise ValueError(f"{path}: {t['name']}: volume must be high or low")
         if t["cleanup"] not in ("delete", "compact"):
             raise ValueError(f"{path}: {t['name']}: cleanup must be delete or compact")
+        if t.get("delivery") not in (None, "at-least-once"):
+            raise ValueError(f"{path}: {t['name']}: delivery must be at-least-once or absent")
         for key in ("name", "id"):
             if t[key] in seen:
                 raise ValueError(f"{path}: {t[key]} appears twice")
@@ -84,6 +86,10 @@ def java(topics: list[dict]) -> str:
     compact = [const[t["name"]] for t in topics if t["cleanup"] == "compact"]
     lines.append("  /** Keyed by entity, only the latest value matters: compacted, never aged out. */")
     lines += field("public static final Set<String> COMPACTED", "Set.of", compact)
+    lines.append("")
+    again = [const[t["name"]] for t in topics if t.get("delivery") == "at-least-once"]
+    lines.append("  /** Written at least once: a record may come again (after a Flink restore). */")
+    lines += field("public static final Set<String> AT_LEAST_ONCE", "Set.of", again)
     lines.append("")
     mins = [(const[t["name"]], int(t["min_retention_days"])) for t in topics if t.get("min_retention_days")]
     lines.append("  /** Kept at least this long whatever the configured retention. */")

@@ -21,6 +21,20 @@ Fault injection, for tests only: with ``CHEETAH_WAREHOUSE_KILL_AFTER_WRITES=N`` 
 the process sends itself SIGKILL right after its N-th batch is written, before that batch's offset
 is committed (the point where a Kafka engine table stores a batch twice); tests/test_crash_recovery.py.
 
+Repeats of an at-least-once topic. The control topics (``delivery: at-least-once`` in
+schemas/topics.yaml: thresholds, redirect decisions and commands; docs/ARCHITECTURE.md "Delivery
+guarantees") may carry a record again after a Flink restore, re-stamped or not. Their tables
+replace rows by key (ReplacingMergeTree), so a repeat is harmless with FINAL or after a merge, but
+a row count sees it. So before step 1, such a batch is checked against the table: a record whose
+key (``replacing_key``: the table's sorting key, from its declaration) is stored already, or
+repeated earlier in the batch, is skipped; the first copy stays, as the probe keeps the first
+threshold of a version. The skipped offsets go into the metadata of step 1 (``cheetah-batch
+FIRST-LAST skip A-B,C``): a batch written again after a crash skips exactly those, even when the
+crash came after the table stored the rest (so the views that missed the batch get the same
+rows). One consumer per table, so no other writer races the check. Each batch that skips
+something says so on stderr ("repeats of an at-least-once topic skipped"). Topics written once
+(transactions) are not checked: a table like ``cheetahs`` keeps each version of a key as a row.
+
 A batch that does not decode (or holds a value its table cannot take) is written record by record
 (ProtobufSingle, token ``TOPIC/PARTITION/OFFSET``); a record that still fails goes to ``rejected``
 (stage ``warehouse``, reason ``undecodable_protobuf``, the engine's error as the detail), as the
@@ -39,11 +53,20 @@ import time
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
-from .declarations import TableDeclaration, ingest_statement, undecodable_statement
+from .declarations import (
+    TableDeclaration,
+    ingest_statement,
+    replacing_key,
+    stored_keys_statement,
+    undecodable_statement,
+)
 from .embedded import EmbeddedEngine
 from .errors import QueryError, WarehouseError
 
-PENDING = re.compile(r"^cheetah-batch (\d+)-(\d+)$")
+PENDING = re.compile(r"^cheetah-batch (\d+)-(\d+)(?: skip ([0-9,-]+))?$")
+# Kafka keeps at most offset.metadata.max.bytes (4096 by default) of commit metadata: a batch whose
+# skip list would not fit is cut shorter.
+MAX_METADATA = 3000
 DEFAULT_MAX_BATCH_RECORDS = 5000  # below DEDUPLICATION_WINDOW (embedded.py): a batch written record by record fits
 # Errors of the Protobuf input format: the record does not decode, or decodes into values its table
 # cannot take (PROTOBUF_BAD_CAST 436: a 3-byte address, an enum value the table does not know;
@@ -75,6 +98,30 @@ class ConsumerConfig:
     max_batch_records: int = DEFAULT_MAX_BATCH_RECORDS
 
 
+def _ranges(offsets: list[int]) -> str:
+    """[3, 4, 5, 9] -> ``3-5,9``"""
+    out: list[str] = []
+    for o in sorted(offsets):
+        if out and o == int(out[-1].rsplit("-", 1)[-1]) + 1:
+            out[-1] = f"{out[-1].split('-')[0]}-{o}"
+        else:
+            out.append(str(o))
+    return ",".join(out)
+
+
+def _offsets(ranges: str) -> frozenset[int]:
+    """``3-5,9`` -> {3, 4, 5, 9}"""
+    out: set[int] = set()
+    for part in filter(None, ranges.split(",")):
+        first, _, last = part.partition("-")
+        out.update(range(int(first), int(last or first) + 1))
+    return frozenset(out)
+
+
+def batch_metadata(first: int, last: int, skip: frozenset[int]) -> str:
+    return f"cheetah-batch {first}-{last}" + (f" skip {_ranges(list(skip))}" if skip else "")
+
+
 def _varint(n: int) -> bytes:
     out = bytearray()
     while True:
@@ -91,6 +138,7 @@ class _Partition:
     records: list[Any] = field(default_factory=list)  # confluent_kafka Messages, in offset order
     since: float = 0.0  # monotonic time the oldest buffered record arrived
     pending: tuple[int, int] | None = None  # a batch begun before a crash: (first, last) to write again
+    pending_skip: frozenset[int] = frozenset()  # the offsets of repeats that batch skips
     committed: int = -1  # the offset this consumer last committed (-1: none yet)
 
 
@@ -115,6 +163,9 @@ class TableConsumer(threading.Thread):
         self.group = f"{config.group_prefix}.{declaration.table}"
         self.partitions: dict[int, _Partition] = {}
         self.kafka_logger = kafka_logger
+        # Repeats are skipped (the module's docstring); load_declaration made sure the key exists.
+        self.skips_repeats = declaration.topic.at_least_once and bool(replacing_key(declaration))
+        self.repeats_skipped = 0
 
     # ------------------------------------------------------------ Kafka
 
@@ -145,6 +196,7 @@ class TableConsumer(threading.Thread):
             state.committed = tp.offset if tp.offset >= 0 else -1
             match = PENDING.match(tp.metadata or "")
             state.pending = (int(match.group(1)), int(match.group(2))) if match and tp.offset == int(match.group(1)) else None
+            state.pending_skip = _offsets(match.group(3) or "") if state.pending and match else frozenset()
             if state.pending:
                 self.log(f"{self.d.table}: {tp.topic}/{tp.partition}: writing batch {state.pending[0]}-{state.pending[1]} again "
                          "(begun before the warehouse stopped; what was stored of it is skipped)")
@@ -166,10 +218,57 @@ class TableConsumer(threading.Thread):
     def _insert(self, statement: str, params: dict[str, str]) -> None:
         self.engine.query(statement, params=params)
 
-    def _write(self, partition: int, batch: list[Any]) -> None:
+    def _repeats(self, batch: list[Any]) -> frozenset[int]:
+        """The offsets of the batch's records whose key the table holds already or an earlier
+        record of the batch has (the module's docstring). A record that does not decode has no
+        key: it is never skipped here (it goes to ``rejected``)."""
+        if not self.skips_repeats:
+            return frozenset()
+        records = [m for m in batch if m.value()]
+        if not records:
+            return frozenset()
+        statement = stored_keys_statement(self.d, "Protobuf")
+        try:
+            rows = self._keys(statement, b"".join(_varint(len(m.value())) + m.value() for m in records))
+        except QueryError as exc:
+            if exc.code not in UNDECODABLE_CODES:
+                raise
+            rows = []  # some record does not decode: record by record
+            single = stored_keys_statement(self.d, "ProtobufSingle")
+            for m in records:
+                try:
+                    rows += self._keys(single, m.value())
+                except QueryError as one:
+                    if one.code not in UNDECODABLE_CODES:
+                        raise
+                    rows.append(None)
+        if len(rows) != len(records):
+            raise WarehouseError(f"{self.d.table}: {len(records)} records gave {len(rows)} keys")
+        seen: set[str] = set()
+        skip: set[int] = set()
+        for m, row in zip(records, rows):
+            if row is None:
+                continue
+            key, stored = row
+            if stored or key in seen:
+                skip.add(m.offset())
+            seen.add(key)
+        return frozenset(skip)
+
+    def _keys(self, statement: str, records: bytes) -> list[tuple[str, bool] | None]:
+        out = self.engine.query(statement, params={"records": records.hex()}).data.decode()
+        rows: list[tuple[str, bool] | None] = []
+        for line in out.splitlines():
+            key, _, stored = line.rpartition("\t")
+            rows.append((key, stored == "1"))
+        return rows
+
+    def _write(self, partition: int, batch: list[Any], skip: frozenset[int] = frozenset()) -> None:
         topic = self.d.topic.name
         first, last = batch[0].offset(), batch[-1].offset()
-        values = [m.value() for m in batch if m.value()]  # empty records carry nothing (as the Kafka engine skips them)
+        batch = [m for m in batch if m.offset() not in skip]
+        # Empty records carry nothing (as the Kafka engine skips them).
+        values = [m.value() for m in batch if m.value()]
         if not values:
             return
         token = f"{topic}/{partition}/{first}-{last}"
@@ -201,6 +300,7 @@ class TableConsumer(threading.Thread):
             if not state.records or state.records[-1].offset() < last:
                 return  # the batch is not read in full yet
             batch = [m for m in state.records if m.offset() <= last]
+            skip = state.pending_skip
         else:
             if not state.records:
                 return
@@ -208,13 +308,25 @@ class TableConsumer(threading.Thread):
             if not full and now - state.since < self.config.flush_interval_s:
                 return
             batch = state.records[: self.config.max_batch_records]
-            first, last = batch[0].offset(), batch[-1].offset()
-            self._commit(consumer, partition, first, f"cheetah-batch {first}-{last}")
-        self._write(partition, batch)
+            while True:
+                first, last = batch[0].offset(), batch[-1].offset()
+                skip = self._repeats(batch)
+                metadata = batch_metadata(first, last, skip)
+                if len(metadata) <= MAX_METADATA or len(batch) == 1:
+                    break
+                batch = batch[: len(batch) // 2]  # too many ranges of repeats to keep: a shorter batch
+            self._commit(consumer, partition, first, metadata)
+            if skip:
+                self.repeats_skipped += len(skip)
+                self.log(f"{self.d.table}: {self.d.topic.name}/{partition}: {len(skip)} repeats of an at-least-once "
+                         f"topic skipped in batch {first}-{last} (key already stored or repeated in the batch; "
+                         f"{self.repeats_skipped} so far)")
+        self._write(partition, batch, skip)
         _after_write()
         self._commit(consumer, partition, last + 1, None)
         state.committed = last + 1
         state.pending = None
+        state.pending_skip = frozenset()
         del state.records[: len(batch)]
         state.since = now
 

@@ -111,6 +111,49 @@ class TableDeclaration:
         return next((c for c in self.columns if c.name == name), None)
 
 
+def _split_top_level(text: str) -> list[str]:
+    """``a, f(b, c), d`` -> ``[a, f(b, c), d]``: commas outside parentheses and quotes."""
+    parts: list[str] = []
+    depth, quote, start = 0, "", 0
+    for i, ch in enumerate(text):
+        if quote:
+            quote = "" if ch == quote and text[i - 1] != "\\" else quote
+        elif ch in "'`\"":
+            quote = ch
+        elif ch == "(":
+            depth += 1
+        elif ch == ")":
+            depth -= 1
+        elif ch == "," and depth == 0:
+            parts.append(text[start:i].strip())
+            start = i + 1
+    parts.append(text[start:].strip())
+    return [p for p in parts if p]
+
+
+def _without_outer_parentheses(text: str) -> str:
+    text = text.strip()
+    if not text.startswith("("):
+        return text
+    depth = 0
+    for i, ch in enumerate(text):
+        depth += ch == "("
+        depth -= ch == ")"
+        if depth == 0:
+            return text[1:i].strip() if i == len(text) - 1 else text
+    return text
+
+
+def replacing_key(d: "TableDeclaration") -> tuple[str, ...]:
+    """The expressions of the key a ReplacingMergeTree table replaces rows by (its sorting key, as
+    the declaration says); empty for any other engine. For a topic delivered at least once, the
+    embedded warehouse stores a record of such a key once (consumer.py, "Repeats"): the key comes
+    from here, never restated."""
+    if re.fullmatch(r"ReplacingMergeTree\s*(?:\(.*\))?", d.engine.strip(), re.S) is None:
+        return ()
+    return tuple(_split_top_level(_without_outer_parentheses(d.order_by)))
+
+
 # ---------------------------------------------------------------- loading
 
 
@@ -208,6 +251,11 @@ def load_declaration(path: Path, topics: dict[str, Topic], schemas_dir: Path) ->
         queue_fields=tuple(queue_fields),
         path=path,
     )
+    if topic.at_least_once and not replacing_key(declaration):
+        raise WarehouseError(
+            f"{where}: topic {topic.name} is delivered at least once (schemas/topics.yaml), so its table must replace "
+            f"rows by key (engine ReplacingMergeTree), not {declaration.engine}: a record written twice would be stored twice"
+        )
     _check_fields(declaration, schemas_dir)
     return declaration
 
@@ -344,17 +392,39 @@ def _dedup_settings(token: str) -> str:
     )
 
 
+def _records_select(d: TableDeclaration, input_format: str) -> str:
+    """The table's rows of the records given hex-encoded in the parameter ``records``
+    (``input_format``: Protobuf for length-delimited records, ProtobufSingle for one record)."""
+    if input_format not in ("Protobuf", "ProtobufSingle"):
+        raise WarehouseError(f"input format {input_format!r} is not Protobuf or ProtobufSingle")
+    items = ", ".join(c.select_item() for c in d.columns)
+    structure = ", ".join(f.sql() for f in d.fields()).replace("\\", "\\\\").replace("'", "\\'")
+    return f"SELECT {items} FROM format({input_format}, '{structure}', unhex({{records:String}}))"
+
+
 def ingest_statement(d: TableDeclaration, input_format: str, token: str) -> str:
     """INSERT of records given hex-encoded in the parameter ``records`` (``input_format``:
     Protobuf for length-delimited records, ProtobufSingle for one record)."""
-    if input_format not in ("Protobuf", "ProtobufSingle"):
-        raise WarehouseError(f"input format {input_format!r} is not Protobuf or ProtobufSingle")
     columns = ", ".join(c.name for c in d.columns)
-    items = ", ".join(c.select_item() for c in d.columns)
-    structure = ", ".join(f.sql() for f in d.fields()).replace("\\", "\\\\").replace("'", "\\'")
     return (
         f"INSERT INTO {d.table} ({columns}) SETTINGS format_schema = '{d.topic.message}', {_dedup_settings(token)} "
-        f"SELECT {items} FROM format({input_format}, '{structure}', unhex({{records:String}}))"
+        + _records_select(d, input_format)
+    )
+
+
+def stored_keys_statement(d: TableDeclaration, input_format: str) -> str:
+    """For each record given as for ``ingest_statement``, in order, one row: its ``replacing_key``
+    as text, and 1 when the table already holds a row of that key (else 0). Only for tables whose
+    engine replaces by key."""
+    key = replacing_key(d)
+    if not key:
+        raise WarehouseError(f"{d.path}: engine {d.engine} does not replace rows by key")
+    k = ", ".join(key)
+    records = _records_select(d, input_format)
+    stored = f"SELECT tuple({k}) FROM {d.table} WHERE tuple({k}) IN (SELECT tuple({k}) FROM ({records}))"
+    return (
+        f"SELECT toString(tuple({k})), tuple({k}) IN ({stored}) FROM ({records}) "
+        f"SETTINGS format_schema = '{d.topic.message}'"
     )
 
 

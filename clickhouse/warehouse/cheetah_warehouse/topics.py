@@ -22,6 +22,7 @@ class Topic:
     name: str
     message: str  # FILE:MESSAGE under schemas/, e.g. cheetah/v1/flowsets.proto:Flowset
     table: str | None  # the warehouse table it fills, None when it is not stored
+    at_least_once: bool = False  # `delivery: at-least-once`: a record may come twice
 
     @property
     def proto_file(self) -> str:
@@ -53,7 +54,10 @@ def load_topics(schemas_dir: Path) -> list[Topic]:
             raise WarehouseError(f"topic manifest {path}: {entry['name']}: table must be a name or null")
         if ":" not in entry["message"]:
             raise WarehouseError(f"topic manifest {path}: {entry['name']}: message must be FILE:MESSAGE")
-        topics.append(Topic(entry["name"], entry["message"], table))
+        delivery = entry.get("delivery")
+        if delivery not in (None, "at-least-once"):
+            raise WarehouseError(f"topic manifest {path}: {entry['name']}: delivery must be at-least-once or absent, not {delivery!r}")
+        topics.append(Topic(entry["name"], entry["message"], table, delivery == "at-least-once"))
     return topics
 
 

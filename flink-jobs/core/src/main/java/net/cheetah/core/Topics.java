@@ -101,6 +101,10 @@ public final class Topics {
   /** Keyed by entity, only the latest value matters: compacted, never aged out. */
   public static final Set<String> COMPACTED = Set.of(BACKFILL_PROGRESS, THRESHOLDS);
 
+  /** Written at least once: a record may come again (after a Flink restore). */
+  public static final Set<String> AT_LEAST_ONCE =
+      Set.of(THRESHOLDS, REDIRECTS_COMMANDS, REDIRECTS_DECISIONS);
+
   /** Kept at least this long whatever the configured retention. */
   public static final Map<String, Duration> MIN_RETENTION =
       Map.of(REDIRECTS_COMMANDS, Duration.ofDays(31));

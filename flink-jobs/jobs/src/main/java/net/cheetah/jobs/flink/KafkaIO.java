@@ -144,6 +144,10 @@ public final class KafkaIO {
   /** Transactional sink: records become visible when the checkpoint that covers them completes. */
   public static KafkaSink<KeyedBytes> exactlyOnceSink(
       String bootstrap, String topic, String txPrefix) {
+    if (net.cheetah.core.Topics.AT_LEAST_ONCE.contains(topic)) {
+      throw new IllegalArgumentException(
+          topic + " is delivery: at-least-once in schemas/topics.yaml; use atLeastOnceSink");
+    }
     Properties p = new Properties();
     // Longer than any checkpoint, within the broker's transaction.max.timeout.ms (15 min).
     p.setProperty("transaction.timeout.ms", "600000");
@@ -160,9 +164,17 @@ public final class KafkaIO {
 
   /**
    * At-least-once sink: records are sent as they come and flushed on every checkpoint, never held
-   * for a commit. For commands, whose consumers deduplicate by id (docs/REDIRECTS.md).
+   * for a commit. For commands, whose consumers deduplicate by id (docs/REDIRECTS.md). Only for
+   * topics the manifest marks {@code delivery: at-least-once} (schemas/topics.yaml): their
+   * consumers, the warehouse included, expect repeats.
    */
   public static KafkaSink<KeyedBytes> atLeastOnceSink(String bootstrap, String topic) {
+    if (!net.cheetah.core.Topics.AT_LEAST_ONCE.contains(topic)) {
+      throw new IllegalArgumentException(
+          topic
+              + " is not delivery: at-least-once in schemas/topics.yaml, so its consumers do not"
+              + " expect repeats; mark it there or use exactlyOnceSink");
+    }
     Properties p = new Properties();
     p.setProperty("enable.idempotence", "true");
     p.setProperty("acks", "all");
