@@ -3,9 +3,6 @@ package collector
 import (
 	"errors"
 	"net"
-	"os/exec"
-	"regexp"
-	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -13,6 +10,8 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 	dto "github.com/prometheus/client_model/go"
+
+	"cheetah/ingest/goflow2/internal/udptest"
 )
 
 func TestParseUDPTable(t *testing.T) {
@@ -45,22 +44,6 @@ func TestRcvbufShortfall(t *testing.T) {
 			t.Errorf("capped: %q lacks %q", msg, part)
 		}
 	}
-}
-
-// ssDrops is the kernel's drop count for the UDP socket on port, as `ss`
-// reports it (skmem d<N>): read independently of /proc parsing in socket.go.
-func ssDrops(t testing.TB, port int) int {
-	t.Helper()
-	out, err := exec.Command("ss", "-uamnH", "sport = :"+strconv.Itoa(port)).CombinedOutput()
-	if err != nil {
-		t.Fatalf("ss: %v: %s", err, out)
-	}
-	m := regexp.MustCompile(`skmem:\([^)]*\bd(\d+)\)`).FindAllStringSubmatch(string(out), -1)
-	if len(m) != 1 {
-		t.Fatalf("ss shows %d sockets on port %d: %s", len(m), port, out)
-	}
-	n, _ := strconv.Atoi(m[0][1])
-	return n
 }
 
 // A socket nobody reads, with the smallest buffer, overflows on a burst: the
@@ -124,9 +107,9 @@ func TestOwnSocketDropsAreTheKernels(t *testing.T) {
 			drops = r.Drops
 		}
 	}
-	if drops == 0 || int(drops) != sent-received || int(drops) != ssDrops(t, port) {
+	if drops == 0 || int(drops) != sent-received || int(drops) != udptest.SSDrops(t, port) {
 		t.Fatalf("drops from /proc = %d; sent %d, received %d (want %d); ss says %d",
-			drops, sent, received, sent-received, ssDrops(t, port))
+			drops, sent, received, sent-received, udptest.SSDrops(t, port))
 	}
 
 	// The metric reports them too.

@@ -10,7 +10,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"regexp"
 	"strconv"
 	"strings"
 	"syscall"
@@ -18,6 +17,7 @@ import (
 	"time"
 
 	"cheetah/ingest/goflow2/internal/flowtest"
+	"cheetah/ingest/goflow2/internal/udptest"
 )
 
 // stalledBurst starts the real binary with -rcvbuf, stops it (SIGSTOP: its
@@ -73,7 +73,7 @@ func stalledBurst(t *testing.T, rcvbuf, sent int) (ready map[string]any, drops, 
 			t.Fatal(err)
 		}
 	}
-	ssSays = ssDrops(t, port) // while stopped: nothing more can arrive
+	ssSays = udptest.SSDrops(t, port) // while stopped: nothing more can arrive
 	if err := cmd.Process.Signal(syscall.SIGCONT); err != nil {
 		t.Fatal(err)
 	}
@@ -170,21 +170,6 @@ func metricSum(page, name string) float64 {
 		}
 	}
 	return sum
-}
-
-// ssDrops is the kernel's drop count for the UDP socket on port, as `ss` reports it (skmem d<N>).
-func ssDrops(t *testing.T, port int) int {
-	t.Helper()
-	out, err := exec.Command("ss", "-uamnH", "sport = :"+strconv.Itoa(port)).CombinedOutput()
-	if err != nil {
-		t.Fatalf("ss: %v: %s", err, out)
-	}
-	m := regexp.MustCompile(`skmem:\([^)]*\bd(\d+)\)`).FindAllStringSubmatch(string(out), -1)
-	if len(m) != 1 {
-		t.Fatalf("ss shows %d sockets on port %d: %s", len(m), port, out)
-	}
-	n, _ := strconv.Atoi(m[0][1])
-	return n
 }
 
 func readInt(t *testing.T, path string) int {
