@@ -15,8 +15,10 @@ import socket
 import subprocess
 import time
 import uuid
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Iterator, Mapping
 
 KAFKA_VERSION = "4.2.1"
 TESTS_DIR = Path(__file__).resolve().parent
@@ -131,3 +133,20 @@ def pid_alive(pid: int) -> bool:
     except ProcessLookupError:
         return False
     return True
+
+
+@contextmanager
+def broker_with_topics(work_dir: Path, partitions: Mapping[str, int]) -> Iterator[KafkaBroker]:
+    """A broker with these topics (name -> partitions, replication 1), stopped on exit."""
+    from confluent_kafka.admin import AdminClient, NewTopic
+
+    started = start_broker(work_dir)
+    try:
+        admin = AdminClient({"bootstrap.servers": started.bootstrap})
+        topics = [NewTopic(name, num_partitions=n, replication_factor=1) for name, n in partitions.items()]
+        for future in admin.create_topics(topics).values():
+            future.result(timeout=30)
+        del admin  # its librdkafka threads must not outlive the broker
+        yield started
+    finally:
+        started.stop()

@@ -30,7 +30,7 @@ from cheetah_warehouse.consumer import KILL_AFTER_WRITES, PENDING, _offsets, _ra
 from cheetah_warehouse.declarations import load_declarations, replacing_key
 from cheetah_warehouse.errors import WarehouseError
 from tests.cheetah_messages import load_messages
-from tests.kafka_broker import KafkaBroker, start_broker
+from tests.kafka_broker import KafkaBroker, broker_with_topics
 from tests.warehouse_process import Warehouse, sql, start_warehouse
 
 TOPICS = {t["name"]: t["table"] for t in yaml.safe_load((DEFAULT_SCHEMAS_DIR / "topics.yaml").read_text())["topics"] if t["table"]}
@@ -74,17 +74,8 @@ def test_an_at_least_once_topic_needs_a_table_that_replaces_by_key(tmp_path: Pat
 
 @pytest.fixture(scope="module")
 def broker(tmp_path_factory: pytest.TempPathFactory) -> Iterator[KafkaBroker]:
-    from confluent_kafka.admin import AdminClient, NewTopic
-
-    started = start_broker(tmp_path_factory.mktemp("kafka"))
-    try:
-        admin = AdminClient({"bootstrap.servers": started.bootstrap})
-        for future in admin.create_topics([NewTopic(t, num_partitions=1, replication_factor=1) for t in TOPICS]).values():
-            future.result(timeout=30)
-        del admin
+    with broker_with_topics(tmp_path_factory.mktemp("kafka"), {t: 1 for t in TOPICS}) as started:
         yield started
-    finally:
-        started.stop()
 
 
 def produce(bootstrap: str, topic: str, values: list[bytes]) -> None:

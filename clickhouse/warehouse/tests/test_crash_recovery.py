@@ -31,7 +31,7 @@ import yaml
 from cheetah_warehouse import DEFAULT_MIGRATIONS_DIR, DEFAULT_SCHEMAS_DIR, migrations
 from cheetah_warehouse.consumer import KILL_AFTER_WRITES
 from tests.cheetah_messages import address, load_messages
-from tests.kafka_broker import KafkaBroker, start_broker
+from tests.kafka_broker import KafkaBroker, broker_with_topics
 from tests.warehouse_process import Warehouse, sql, start_warehouse
 
 TOPICS = {t["name"]: t["table"] for t in yaml.safe_load((DEFAULT_SCHEMAS_DIR / "topics.yaml").read_text())["topics"] if t["table"]}
@@ -95,18 +95,8 @@ PARTITIONS = {"flows.v1": 2, "probe.bins.v1": 2}
 
 @pytest.fixture(scope="module")
 def broker(tmp_path_factory: pytest.TempPathFactory) -> Iterator[KafkaBroker]:
-    from confluent_kafka.admin import AdminClient, NewTopic
-
-    started = start_broker(tmp_path_factory.mktemp("kafka"))
-    try:
-        admin = AdminClient({"bootstrap.servers": started.bootstrap})
-        topics = [NewTopic(t, num_partitions=PARTITIONS.get(t, 1), replication_factor=1) for t in TOPICS]
-        for future in admin.create_topics(topics).values():
-            future.result(timeout=30)
-        del admin
+    with broker_with_topics(tmp_path_factory.mktemp("kafka"), {t: PARTITIONS.get(t, 1) for t in TOPICS}) as started:
         yield started
-    finally:
-        started.stop()
 
 
 def produce(bootstrap: str, records: dict[str, list[bytes]]) -> None:

@@ -21,7 +21,7 @@ import yaml
 
 from cheetah_warehouse import DEFAULT_SCHEMAS_DIR, DEFAULT_TABLES_DIR
 from tests.cheetah_messages import address, load_messages
-from tests.kafka_broker import KafkaBroker, start_broker
+from tests.kafka_broker import KafkaBroker, broker_with_topics
 from tests.warehouse_process import run_cli, sql, start_warehouse
 
 # Every topic the warehouse stores (schemas/topics.yaml, `table` not null).
@@ -31,17 +31,8 @@ START_MS = int(time.time() * 1000) - 3_600_000  # an hour ago: inside every TTL
 
 @pytest.fixture(scope="module")
 def broker(tmp_path_factory: pytest.TempPathFactory) -> Iterator[KafkaBroker]:
-    from confluent_kafka.admin import AdminClient, NewTopic
-
-    started = start_broker(tmp_path_factory.mktemp("kafka"))
-    try:
-        admin = AdminClient({"bootstrap.servers": started.bootstrap})
-        for future in admin.create_topics([NewTopic(t, num_partitions=1, replication_factor=1) for t in TOPICS]).values():
-            future.result(timeout=30)
-        del admin  # its librdkafka threads must not outlive the broker
+    with broker_with_topics(tmp_path_factory.mktemp("kafka"), {t: 1 for t in TOPICS}) as started:
         yield started
-    finally:
-        started.stop()
 
 
 @pytest.fixture(scope="module")

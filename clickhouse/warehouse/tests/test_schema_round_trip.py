@@ -20,7 +20,7 @@ import yaml
 
 from cheetah_warehouse import DEFAULT_MIGRATIONS_DIR, DEFAULT_SCHEMAS_DIR, DEFAULT_TABLES_DIR
 from tests.cheetah_messages import address, load_messages
-from tests.kafka_broker import KafkaBroker, start_broker
+from tests.kafka_broker import KafkaBroker, broker_with_topics
 from tests.warehouse_process import run_cli, sql, start_warehouse
 
 MANIFEST = yaml.safe_load((DEFAULT_SCHEMAS_DIR / "topics.yaml").read_text())["topics"]
@@ -30,20 +30,10 @@ START_MS = int(time.time() * 1000) - 3_600_000
 
 @pytest.fixture(scope="module")
 def broker(tmp_path_factory: pytest.TempPathFactory) -> Iterator[KafkaBroker]:
-    from confluent_kafka.admin import AdminClient, NewTopic
-
-    started = start_broker(tmp_path_factory.mktemp("kafka"))
-    try:
-        # Every stored topic: a Kafka table whose topic is missing holds one of the engine's few
-        # streaming threads for 15 s per attempt ("Can't get assignment"), starving the others.
-        admin = AdminClient({"bootstrap.servers": started.bootstrap})
-        topics = [NewTopic(t["name"], num_partitions=1, replication_factor=1) for t in MANIFEST if t["table"]]
-        for future in admin.create_topics(topics).values():
-            future.result(timeout=30)
-        del admin
+    # Every stored topic: a Kafka table whose topic is missing holds one of the engine's few
+    # streaming threads for 15 s per attempt ("Can't get assignment"), starving the others.
+    with broker_with_topics(tmp_path_factory.mktemp("kafka"), {t["name"]: 1 for t in MANIFEST if t["table"]}) as started:
         yield started
-    finally:
-        started.stop()
 
 
 def wait_until(condition: Callable[[], bool], what: str, timeout: float = 60) -> None:
