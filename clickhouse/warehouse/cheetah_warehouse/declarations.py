@@ -111,24 +111,34 @@ class TableDeclaration:
         return next((c for c in self.columns if c.name == name), None)
 
 
-def _split_top_level(text: str) -> list[str]:
-    """``a, f(b, c), d`` -> ``[a, f(b, c), d]``: commas outside parentheses and quotes."""
-    parts: list[str] = []
-    depth, quote, start = 0, "", 0
-    for i, ch in enumerate(text):
+def split_top_level(text: str, stop: str = "") -> tuple[list[str], str]:
+    """``a, f(b, c), d`` -> ``([a, f(b, c), d], "")``: split at commas outside parentheses and
+    quotes; with ``stop`` (e.g. `` FROM ``), only up to its first occurrence outside them, and the
+    rest from there (without its leading space) is returned too."""
+    items: list[str] = []
+    depth, quote, start, i = 0, "", 0, 0
+    while i < len(text):
+        ch = text[i]
         if quote:
-            quote = "" if ch == quote and text[i - 1] != "\\" else quote
-        elif ch in "'`\"":
+            if ch == "\\":
+                i += 1
+            elif ch == quote:
+                quote = ""
+        elif ch in "'\"`":
             quote = ch
         elif ch == "(":
             depth += 1
         elif ch == ")":
             depth -= 1
-        elif ch == "," and depth == 0:
-            parts.append(text[start:i].strip())
+        elif depth == 0 and ch == ",":
+            items.append(text[start:i].strip())
             start = i + 1
-    parts.append(text[start:].strip())
-    return [p for p in parts if p]
+        elif depth == 0 and stop and text.startswith(stop, i):
+            items.append(text[start:i].strip())
+            return items, text[i + 1 :]
+        i += 1
+    items.append(text[start:].strip())
+    return items, ""
 
 
 def _without_outer_parentheses(text: str) -> str:
@@ -151,7 +161,7 @@ def replacing_key(d: "TableDeclaration") -> tuple[str, ...]:
     from here, never restated."""
     if re.fullmatch(r"ReplacingMergeTree\s*(?:\(.*\))?", d.engine.strip(), re.S) is None:
         return ()
-    return tuple(_split_top_level(_without_outer_parentheses(d.order_by)))
+    return tuple(p for p in split_top_level(_without_outer_parentheses(d.order_by))[0] if p)
 
 
 # ---------------------------------------------------------------- loading

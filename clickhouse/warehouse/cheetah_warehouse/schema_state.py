@@ -13,7 +13,7 @@ import re
 from dataclasses import dataclass, field
 
 from .clients import SqlClient
-from .declarations import TableDeclaration
+from .declarations import TableDeclaration, split_top_level
 
 
 @dataclass(frozen=True)
@@ -193,31 +193,7 @@ def compare_table(
 
 def split_select(as_select: str) -> tuple[list[str], str]:
     """``SELECT a, f(b, c) AS d FROM x WHERE y`` -> (["a", "f(b, c) AS d"], "FROM x WHERE y")."""
-    body = as_select.removeprefix("SELECT ")
-    items: list[str] = []
-    depth, quote, start, i = 0, "", 0, 0
-    while i < len(body):
-        ch = body[i]
-        if quote:
-            if ch == "\\":
-                i += 1
-            elif ch == quote:
-                quote = ""
-        elif ch in "'\"`":
-            quote = ch
-        elif ch == "(":
-            depth += 1
-        elif ch == ")":
-            depth -= 1
-        elif depth == 0 and ch == ",":
-            items.append(body[start:i].strip())
-            start = i + 1
-        elif depth == 0 and body.startswith(" FROM ", i):
-            items.append(body[start:i].strip())
-            return items, body[i + 1 :]
-        i += 1
-    items.append(body[start:].strip())
-    return items, ""
+    return split_top_level(as_select.removeprefix("SELECT "), " FROM ")
 
 
 def _query_difference(have: ObjectState, want: ObjectState) -> str:
