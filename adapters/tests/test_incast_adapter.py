@@ -43,7 +43,7 @@ def started(harness: Callable[[Any], Harness], t: Topology) -> Harness:
 
 
 def detach(t: Topology) -> None:
-    Guard(interface="s-r", netns=t.s, pin_dir=Guard.pin_dir_for("s-r", t.s)).detach()
+    Guard.detach_port("s-r", t.s)
 
 
 def test_rwnd_cap_guards_the_receiver_with_the_queue_limit_then_remove_ends_it(
