@@ -7,9 +7,8 @@ import socket
 import threading
 import time
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Any
 
-import pytest
 from confluent_kafka import OFFSET_BEGINNING, Consumer, Producer, TopicPartition
 
 from cheetah_adapters.incast.guard import Guard
@@ -20,22 +19,13 @@ from cheetah_adapters.targets.incast import INCAST_PROTO, SAMPLES_TOPIC
 from tests.adapter_process import AdapterProcess
 from tests.conftest import DEVICE_ID
 from tests.incast_topology import Topology, topology  # noqa: F401 (fixture)
-from tests.kafka_broker import Broker, start_broker
+from tests.kafka_broker import Broker
 from tests.namespaces import sh
 from tests.signer import Signer, mapped
 from tests.test_incast_adapter import rwnd_cap
-from tests.test_kafka_end_to_end import Acks
+from tests.test_kafka_end_to_end import Acks, broker  # noqa: F401 (fixture)
 
 RECEIVER, SENDER, PORT = "10.78.1.2", "10.78.2.2", 5301
-
-
-@pytest.fixture(scope="module")
-def broker(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Broker]:
-    started = start_broker(tmp_path_factory.mktemp("broker") / "broker.log")
-    try:
-        yield started
-    finally:
-        started.stop()
 
 
 class Samples:
