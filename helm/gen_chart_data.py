@@ -37,6 +37,7 @@ USERS = {
     "snmp poller": "cheetah-snmp-poller",
     "transfer shippers": "cheetah-transfer-shippers",
     "adapters": "cheetah-adapters",
+    "incast adapter": "cheetah-adapters",  # the same program: ./cheetah adapter --target incast
     "warehouse": "cheetah-warehouse",
     "throughput job": "cheetah-throughput",
 }

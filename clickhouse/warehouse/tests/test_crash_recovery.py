@@ -82,6 +82,8 @@ def build_records(m: dict[str, Any]) -> dict[str, list[bytes]]:
         "redirects.acks.v1": lambda i: m["RedirectAck"](command_id=f"c-{i}", device_id="r1", status=1, acked_ms=t0 + i, adapter="tc"),
         "throughput.v1": lambda i: m["Throughput"](src_host=f"dtn{i}", dst_host="dtn0", start_ms=t0 + i, end_ms=t0 + i + 1000, streams=1, bytes=i),
         "alerts.v1": lambda i: m["Alert"](alert_id=f"a-{i}", kind="step_change", detected_ms=t0 + i, severity="warning"),
+        "incast.guard.v1": lambda i: m["IncastGuardSample"](
+            time_ms=t0 + i, device_id="tor-1", receiver=ip(i), senders=1 + i % 30, buffer_bytes=262_144, share_bytes=196_608 // (1 + i % 30)),
     }
     assert set(gen) == set(TOPICS), "every stored topic of schemas/topics.yaml needs records here"
     sizes = {"flows.v1": 3000, "probe.bins.v1": 600, "links.stats.v1": 300, "cheetahs.v1": 300, "flowsets.v1": 12}

@@ -191,6 +191,7 @@ def test_every_other_result_topic_lands_in_its_table_with_types_converted(
         "redirects.acks.v1": m["RedirectAck"](command_id="c-1", device_id="r1", status=1, detail="tc filter added", acked_ms=START_MS + 5, adapter="tc"),
         "throughput.v1": m["Throughput"](src_host="dtn1", dst_host="dtn2", start_ms=START_MS, end_ms=START_MS + 1000, streams=4, bytes=10**9, sum_stream_bps=8e9, passive=True),
         "alerts.v1": m["Alert"](alert_id="a-1", kind="step_change", src_host="dtn1", dst_host="dtn2", detected_ms=START_MS, severity="warning", message="throughput fell", value=1e9, expected=4e9),
+        "incast.guard.v1": m["IncastGuardSample"](time_ms=START_MS, device_id="every-topic", receiver=address("10.9.0.1"), senders=8, buffer_bytes=65536, share_bytes=6144, command_id="rc-1"),
     }
     from confluent_kafka import Producer
 
@@ -203,7 +204,7 @@ def test_every_other_result_topic_lands_in_its_table_with_types_converted(
     try:
         url = warehouse.url
         tables = ("probe_flights", "probe_bins", "probe_packets", "probe_counters", "snmp_counters", "transfers", "link_stats", "thresholds",
-                  "redirect_commands", "redirect_decisions", "redirect_acks", "throughput", "alerts")
+                  "redirect_commands", "redirect_decisions", "redirect_acks", "throughput", "alerts", "incast_guard")
         wait_until(lambda: all(count(url, t) == 1 for t in tables) and count(url, "rejected WHERE source_topic = 'thresholds.v1'") == 1,
                    "one row in every table and the undecodable threshold in rejected")
         expect = {
@@ -226,9 +227,66 @@ def test_every_other_result_topic_lands_in_its_table_with_types_converted(
             "SELECT passive, sum_stream_bps FROM throughput": "true\t8000000000\n",
             "SELECT kind, severity, expected FROM alerts": "step_change\twarning\t4000000000\n",
             "SELECT sum(bins), sum(bg_bytes) FROM link_load_1h": "1\t5000000\n",
+            "SELECT toString(receiver), senders, share_bytes, command_id FROM incast_guard": "::ffff:10.9.0.1\t8\t6144\trc-1\n",
         }
         for query, expected in expect.items():
             assert sql(url, query) == expected, query
+    finally:
+        assert warehouse.stop() == 0, warehouse.stderr()
+        del producer
+
+
+def test_incast_guard_samples_land_once_with_their_values(
+    broker: KafkaBroker, messages: dict[str, Any], tmp_path: Path
+) -> None:
+    """incast.guard.v1 (the incast adapter's samples, a plain producer) -> incast_guard: every sample
+    once, values as sent; an undecodable sample and one whose
+    receiver is not 16 bytes go to `rejected` and the samples after them are stored. Every expected
+    value is written out by hand from the samples below. Records of this module's other tests on the
+    topic carry other device ids and are left out by the device filter."""
+    sample = messages["IncastGuardSample"]
+    device = "tor-1/port-r1"
+    minute = (START_MS // 60_000 + 1) * 60_000  # samples at minute + 0, 1, 2 s and minute + 60 s: two minutes
+    # (receiver, second, senders, one_mss, max_backlog, buffer): share = 3 * buffer // (4 * senders).
+    rows = [
+        ("10.9.0.1", 0, 1, 0, 10_000, 262_144), ("10.9.0.1", 1, 4, 0, 150_000, 262_144),
+        ("10.9.0.1", 2, 8, 0, 190_000, 262_144), ("10.9.0.1", 60, 2, 0, 20_000, 262_144),
+        ("2001:db8::9", 0, 8, 2, 52_428, 65_536), ("2001:db8::9", 1, 8, 0, 30_000, 65_536),
+    ]
+    records = [
+        sample(time_ms=minute + second * 1000, device_id=device, receiver=address(ip), senders=n, senders_one_mss=one,
+               syn_acks_total=n + one, releases_total=0, acks_seen_total=100 * (k + 1), acks_capped_total=90 * (k + 1),
+               backlog_bytes=peak // 2, max_backlog_bytes=peak, buffer_bytes=b, share_bytes=3 * b // (4 * n),
+               queue_drops_total=k, command_id=f"rwnd-{ip}").SerializeToString()
+        for k, (ip, second, n, one, peak, b) in enumerate(rows)
+    ]
+    bad_receiver = sample(time_ms=minute, device_id=device, receiver=b"\x0a\x09\x00", senders=3).SerializeToString()
+    from confluent_kafka import Producer
+
+    producer = Producer({"bootstrap.servers": broker.bootstrap, "enable.idempotence": True})
+    for value in [*records[:3], b"\xff\xff\xff not an IncastGuardSample", bad_receiver, *records[3:]]:
+        producer.produce("incast.guard.v1", value, key=device.encode())
+    assert producer.flush(30) == 0
+    warehouse = start_warehouse(tmp_path / "data", brokers=broker.bootstrap, group_prefix="incast")
+    try:
+        url = warehouse.url
+        mine = f"incast_guard WHERE device_id = '{device}'"
+        wait_until(lambda: count(url, mine) == 6 and count(url, "rejected WHERE source_topic = 'incast.guard.v1'") == 2,
+                   "the six samples and the two bad records")
+        assert count(url, mine) == 6
+        assert count(url, "rejected WHERE source_topic = 'incast.guard.v1'") == 2
+        at = sql(url, f"SELECT fromUnixTimestamp64Milli({minute + 2000}, 'UTC')").strip()
+        assert sql(url, f"SELECT toString(receiver), at, senders, share_bytes, backlog_bytes, queue_drops_total, command_id "
+                        f"FROM {mine} AND senders = 8 AND buffer_bytes = 262144") == (
+            f"::ffff:10.9.0.1\t{at}\t8\t24576\t95000\t2\trwnd-10.9.0.1\n"
+        )
+        # Per receiver: samples, most senders, most held at 1 MSS, largest backlog, smallest cap, last counters.
+        assert sql(url, f"SELECT toString(receiver), count(), max(senders), max(senders_one_mss), max(max_backlog_bytes), "
+                        f"min(share_bytes), max(syn_acks_total), max(acks_capped_total) FROM {mine} "
+                        f"GROUP BY receiver ORDER BY receiver") == (
+            "::ffff:10.9.0.1\t4\t8\t0\t190000\t24576\t8\t360\n"
+            "2001:db8::9\t2\t8\t2\t52428\t6144\t10\t540\n"
+        )
     finally:
         assert warehouse.stop() == 0, warehouse.stderr()
         del producer

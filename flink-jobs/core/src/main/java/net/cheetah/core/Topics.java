@@ -65,6 +65,9 @@ public final class Topics {
   /** cheetah/v1/redirects.proto:RedirectAck, keyed by device id. */
   public static final String REDIRECTS_ACKS = "redirects.acks.v1";
 
+  /** cheetah/v1/incast.proto:IncastGuardSample, keyed by device id. */
+  public static final String INCAST_GUARD = "incast.guard.v1";
+
   /** cheetah/v1/throughput.proto:Throughput, keyed by host pair. */
   public static final String THROUGHPUT = "throughput.v1";
 
@@ -91,6 +94,7 @@ public final class Topics {
           REDIRECTS_COMMANDS,
           REDIRECTS_DECISIONS,
           REDIRECTS_ACKS,
+          INCAST_GUARD,
           THROUGHPUT,
           ALERTS);
 

@@ -14,6 +14,7 @@ import net.cheetah.schemas.v1.CheetahEvent;
 import net.cheetah.schemas.v1.Flight;
 import net.cheetah.schemas.v1.FlowRecord;
 import net.cheetah.schemas.v1.Flowset;
+import net.cheetah.schemas.v1.IncastGuardSample;
 import net.cheetah.schemas.v1.LinkStats;
 import net.cheetah.schemas.v1.RedirectCommand;
 import net.cheetah.schemas.v1.SnmpCounters;
@@ -42,6 +43,7 @@ final class SchemaRules {
           Map.entry("thresholds.v1", "Threshold"),
           Map.entry("redirects.commands.v1", "RedirectCommand"),
           Map.entry("redirects.acks.v1", "RedirectAck"),
+          Map.entry("incast.guard.v1", "IncastGuardSample"),
           Map.entry("throughput.v1", "Throughput"),
           Map.entry("alerts.v1", "Alert"));
 
@@ -57,7 +59,8 @@ final class SchemaRules {
         Threshold.getDescriptor().getFile(),
         RedirectCommand.getDescriptor().getFile(),
         Alert.getDescriptor().getFile(),
-        BackfillProgress.getDescriptor().getFile());
+        BackfillProgress.getDescriptor().getFile(),
+        IncastGuardSample.getDescriptor().getFile());
   }
 
   static List<Descriptor> messages() {
