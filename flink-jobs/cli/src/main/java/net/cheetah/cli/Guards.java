@@ -80,9 +80,11 @@ final class Guards {
         .setReason(
             "incast guard: receiver "
                 + receiver
-                + ", "
-                + (bufferBytes == 0 ? "the queue's limit" : bufferBytes + " B")
-                + " port buffer, 75 % shared among its senders; set by "
+                + ", 75 % of a "
+                + (bufferBytes == 0
+                    ? "port buffer of the queue's limit"
+                    : bufferBytes + " B port buffer")
+                + " shared among its senders; set by "
                 + by)
         .build();
   }
