@@ -18,12 +18,18 @@ import picocli.CommandLine.Command;
       ConfigCommand.class,
       BrokerCommand.class,
       ClusterCommand.class,
+      GuardCommand.class,
       net.cheetah.cli.simulate.SimulateCommand.class
     })
 public final class Main {
   private Main() {}
 
   public static void main(String[] args) {
+    System.exit(commandLine().execute(args));
+  }
+
+  /** The command line with its subcommands and error handling, as main runs it (and tests). */
+  static CommandLine commandLine() {
     CommandLine cl = new CommandLine(new Main());
     // Errors a user can fix print as one line, not a stack trace.
     cl.setExecutionExceptionHandler(
@@ -31,11 +37,12 @@ public final class Main {
           if (ex instanceof IllegalArgumentException
               || ex instanceof IllegalStateException
               || ex instanceof java.io.IOException) {
-            cmd.getErr().println("cheetah " + cmd.getCommandName() + ": error: " + ex.getMessage());
+            cmd.getErr()
+                .println(cmd.getCommandSpec().qualifiedName() + ": error: " + ex.getMessage());
             return 2;
           }
           throw ex;
         });
-    System.exit(cl.execute(args));
+    return cl;
   }
 }

@@ -421,9 +421,11 @@ public record CheetahConfig(
    * The redirect job (docs/ARCHITECTURE.md, "Redirect commands"; docs/REDIRECTS.md): its settings,
    * whose rules {@link RedirectSettings} keeps (the keys here only read text and name the key in
    * its errors), and the signing keys' file ({@code keysFile} empty = {@code data-dir/keys/
-   * redirects.json}, created with a fresh key on first start).
+   * redirects.json}, created with a fresh key on first start), and how long an operator's incast
+   * guard ({@code ./cheetah guard set}, docs/REDIRECTS.md) lives unless --ttl says otherwise.
    */
-  public record Redirects(RedirectSettings settings, String keysFile) implements Serializable {
+  public record Redirects(RedirectSettings settings, String keysFile, long guardTtlMs)
+      implements Serializable {
     public static final Key<Map<String, String>> LINK_DEVICES =
         Key.of(
             "redirects.link-devices",
@@ -483,6 +485,18 @@ public record CheetahConfig(
             "a prefix filter ages out this long after the pair's newest α flow (at most "
                 + RedirectSettings.MAX_PREFIX_FILTER_AGE_MS / 86_400_000
                 + " days)");
+    public static final Key<Long> GUARD_TTL_MS =
+        Key.whole(
+                "redirects.guard-ttl-ms",
+                "86400000",
+                "an incast guard (./cheetah guard set: an RWND_CAP command) expires this long"
+                    + " after it is issued, unless its --ttl says otherwise")
+            .check(
+                v -> v >= 1 && v <= RedirectSettings.MAX_PREFIX_FILTER_AGE_MS,
+                "1.."
+                    + RedirectSettings.MAX_PREFIX_FILTER_AGE_MS
+                    + " (30 days: adapters rebuild their rules from redirects.commands.v1, kept 31"
+                    + " days)");
     public static final List<Key<?>> KEYS =
         List.of(
             LINK_DEVICES,
@@ -495,11 +509,13 @@ public record CheetahConfig(
             DSCP,
             KEYS_FILE,
             PREFIX_FILTER_LENGTH,
-            PREFIX_FILTER_AGE_MS);
+            PREFIX_FILTER_AGE_MS,
+            GUARD_TTL_MS);
 
     public Redirects {
       Objects.requireNonNull(settings, "settings");
       Objects.requireNonNull(keysFile, KEYS_FILE.name());
+      GUARD_TTL_MS.require(guardTtlMs);
     }
 
     static Redirects from(Values v) {
@@ -531,7 +547,7 @@ public record CheetahConfig(
         // RedirectSettings' messages start with the setting's name under "redirects.".
         throw new ConfigException("redirects." + e.getMessage());
       }
-      return new Redirects(settings, v.get(KEYS_FILE));
+      return new Redirects(settings, v.get(KEYS_FILE), v.get(GUARD_TTL_MS));
     }
 
     private static Map<String, String> devices(String text) {

@@ -1,5 +1,6 @@
 package net.cheetah.analytics.redirects;
 
+import java.util.List;
 import java.util.Optional;
 import net.cheetah.core.redirect.Prefix;
 import net.cheetah.core.redirect.RedirectSettings;
@@ -8,9 +9,10 @@ import net.cheetah.core.redirect.Rule;
 /**
  * The checks a new rule passes before it is signed (docs/ARCHITECTURE.md, "Redirect commands"), in
  * this order: protected prefixes, K active rules per device, the new-rule rate. Shared by per-flow
- * isolation and prefix filters, so both count against the same K and the same token bucket.
+ * isolation and prefix filters, so both count against the same K and the same token bucket. The
+ * protected-prefix check alone is public: operator commands ({@code ./cheetah guard}) pass it too.
  */
-final class Guardrails {
+public final class Guardrails {
   private final RedirectSettings settings;
 
   Guardrails(RedirectSettings settings) {
@@ -43,9 +45,16 @@ final class Guardrails {
    * prefix filter one sharing any address with it.
    */
   Optional<String> protectedOverlap(Rule rule) {
-    for (Prefix p : settings.protectedPrefixes()) {
-      if (p.overlaps(rule.srcPrefix()) || p.overlaps(rule.dstPrefix())) {
-        return Optional.of("protected prefix " + p);
+    return protectedOverlap(settings.protectedPrefixes(), rule.srcPrefix(), rule.dstPrefix());
+  }
+
+  /** The first of {@code protectedPrefixes} sharing an address with one of {@code match}. */
+  public static Optional<String> protectedOverlap(List<Prefix> protectedPrefixes, Prefix... match) {
+    for (Prefix p : protectedPrefixes) {
+      for (Prefix m : match) {
+        if (p.overlaps(m)) {
+          return Optional.of("protected prefix " + p);
+        }
       }
     }
     return Optional.empty();

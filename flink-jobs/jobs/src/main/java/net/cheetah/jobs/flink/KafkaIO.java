@@ -169,22 +169,36 @@ public final class KafkaIO {
    * consumers, the warehouse included, expect repeats.
    */
   public static KafkaSink<KeyedBytes> atLeastOnceSink(String bootstrap, String topic) {
+    requireAtLeastOnce(topic);
+    return KafkaSink.<KeyedBytes>builder()
+        .setBootstrapServers(bootstrap)
+        .setKafkaProducerConfig(atLeastOnceProducerConfig())
+        .setDeliveryGuarantee(DeliveryGuarantee.AT_LEAST_ONCE)
+        .setRecordSerializer(new RecordSerializer(topic))
+        .build();
+  }
+
+  /**
+   * The producer settings of every at-least-once writer ({@link #atLeastOnceSink}, and {@code
+   * ./cheetah guard} outside Flink): idempotent (a retry never duplicates or reorders within a
+   * partition), acknowledged by every in-sync replica, sent at once.
+   */
+  public static Properties atLeastOnceProducerConfig() {
+    Properties p = new Properties();
+    p.setProperty("enable.idempotence", "true");
+    p.setProperty("acks", "all");
+    p.setProperty("linger.ms", "0");
+    return p;
+  }
+
+  /** Throws unless the manifest marks {@code topic} {@code delivery: at-least-once}. */
+  public static void requireAtLeastOnce(String topic) {
     if (!net.cheetah.core.Topics.AT_LEAST_ONCE.contains(topic)) {
       throw new IllegalArgumentException(
           topic
               + " is not delivery: at-least-once in schemas/topics.yaml, so its consumers do not"
               + " expect repeats; mark it there or use exactlyOnceSink");
     }
-    Properties p = new Properties();
-    p.setProperty("enable.idempotence", "true");
-    p.setProperty("acks", "all");
-    p.setProperty("linger.ms", "0");
-    return KafkaSink.<KeyedBytes>builder()
-        .setBootstrapServers(bootstrap)
-        .setKafkaProducerConfig(p)
-        .setDeliveryGuarantee(DeliveryGuarantee.AT_LEAST_ONCE)
-        .setRecordSerializer(new RecordSerializer(topic))
-        .build();
   }
 
   private static final class RecordDeserializer
