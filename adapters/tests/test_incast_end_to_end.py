@@ -4,6 +4,7 @@ port, real TCP senders are counted and released, and the guard's samples reach i
 from __future__ import annotations
 
 import socket
+import subprocess
 import threading
 import time
 from pathlib import Path
@@ -19,7 +20,7 @@ from cheetah_adapters.targets.incast import INCAST_PROTO, SAMPLES_TOPIC
 from tests.adapter_process import AdapterProcess
 from tests.conftest import DEVICE_ID
 from tests.incast_topology import Topology, topology  # noqa: F401 (fixture)
-from tests.kafka_broker import Broker
+from tests.kafka_broker import REPO, Broker
 from tests.namespaces import sh
 from tests.signer import Signer, mapped
 from tests.test_incast_adapter import rwnd_cap
@@ -99,5 +100,48 @@ def test_signed_guard_counts_real_senders_and_publishes_samples(
     finally:
         for s in sockets:
             s.close()
+        adapter.kill()
+        Guard.detach_port("s-r", topology.s)
+
+
+def cheetah(*args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([str(REPO / "cheetah"), *args], capture_output=True, text=True, timeout=300)
+
+
+def test_operator_guard_from_cheetah_guard_to_the_port_and_back(
+    broker: Broker, keys_path: Path, topology: Topology, tmp_path: Path,  # noqa: F811
+) -> None:
+    """`./cheetah guard set` signs with the job's keys file; the adapter verifies and applies it;
+    `guard list` shows the adapter's ack; a protected receiver is refused before Kafka."""
+    sh("tc", "-n", topology.s, "qdisc", "add", "dev", "s-r", "root", "bfifo", "limit", "48000")
+    config = [f"--bootstrap={broker.bootstrap}", "--set", f"redirects.keys-file={keys_path}"]
+    adapter = AdapterProcess([
+        "--target", "incast", "--device", "tor-9/port-r", "--bootstrap", broker.bootstrap, "--keys", str(keys_path),
+        "--state-dir", str(tmp_path / "state"), "--interface", "s-r", "--netns", topology.s, "--sample-interval", "0",
+    ], tmp_path / "adapter.log")
+    try:
+        assert adapter.next_event(60)["event"] == "ready"
+        refused = cheetah("guard", "set", "--device", "tor-9/port-r", "--receiver", RECEIVER, *config,
+                          "--set", "redirects.protected-prefixes=10.78.1.0/24")
+        assert refused.returncode == 2 and "protected" in refused.stderr, refused.stderr
+        done = cheetah("guard", "set", "--device", "tor-9/port-r", "--receiver", RECEIVER, "--ttl", "10m", *config)
+        assert done.returncode == 0, done.stderr
+        guard = Guard(interface="s-r", netns=topology.s, pin_dir=Guard.pin_dir_for("s-r", topology.s))
+        deadline = time.monotonic() + 30
+        while RECEIVER not in guard.receivers() and time.monotonic() < deadline:
+            time.sleep(0.1)
+        assert {a: s.buffer_bytes for a, s in guard.receivers().items()} == {RECEIVER: 48000}  # bfifo's limit
+        listed = ""
+        while "APPLIED" not in listed and time.monotonic() < deadline:
+            listed = cheetah("guard", "list", *config).stdout
+        assert RECEIVER in listed and "APPLIED" in listed, listed
+        removed = cheetah("guard", "remove", "--device", "tor-9/port-r", "--receiver", RECEIVER, *config)
+        assert removed.returncode == 0, removed.stderr
+        while guard.receivers() and time.monotonic() < deadline:
+            time.sleep(0.1)
+        assert guard.receivers() == {}
+        counters = adapter.stop()["counters"]
+        assert counters["applied"] == 2 and counters["rejected"] == {}
+    finally:
         adapter.kill()
         Guard.detach_port("s-r", topology.s)
