@@ -103,10 +103,6 @@ final class GuardCommand implements Callable<Integer> {
       return spec.commandLine().getOut();
     }
 
-    PrintWriter err() {
-      return spec.commandLine().getErr();
-    }
-
     /** --bootstrap, or the stack's broker; either must answer and hold the redirect topics. */
     String broker(CheetahConfig cfg) {
       boolean given = bootstrap != null;

@@ -279,6 +279,12 @@ class GuardCommandTest {
 
   @Test
   void withoutABrokerOrKeysTheErrorSaysWhatToDo() {
+    // No --bootstrap: the embedded stack's broker at 127.0.0.1:kafka.port is the default.
+    String brokerPort =
+        kafka.bootstrapServers().substring(kafka.bootstrapServers().lastIndexOf(':') + 1);
+    Run found =
+        cheetah("guard", "list", "--set", "kafka.port=" + brokerPort, "--set", "data-dir=" + dir);
+    assertThat(found.exit()).as("stderr: %s", found.err()).isZero();
     int port = FreePorts.pick();
     Run run = cheetah("guard", "list", "--set", "kafka.port=" + port, "--set", "data-dir=" + dir);
     assertThat(run.exit()).isEqualTo(2);
