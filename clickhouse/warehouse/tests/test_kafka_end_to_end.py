@@ -236,6 +236,7 @@ def test_every_other_result_topic_lands_in_its_table_with_types_converted(
         del producer
 
 
+# After the test above: it reads incast.guard.v1 from the start and expects exactly its own record.
 def test_incast_guard_samples_land_once_with_the_values_the_noc_shows(
     broker: KafkaBroker, messages: dict[str, Any], tmp_path: Path
 ) -> None:
