@@ -61,7 +61,9 @@ def build_parser() -> argparse.ArgumentParser:
     _common(imp)
 
     check = sub.add_parser("check", help="headless check on a copy of a warehouse data directory",
-                           description="Start a warehouse on a copy of DIR and a fresh Superset, import the "
+                           description="Start a warehouse on a copy of DIR, insert the generated rows of "
+                                       "clickhouse/queries/dashboards_check/ into the copy's empty tables (each "
+                                       "reported: the demo cannot fill them), start a fresh Superset, import the "
                                        "bundles, ask every chart of every dashboard and every saved query for "
                                        "data through the REST API (no rows = failure, naming the chart), then "
                                        "screenshot every dashboard in headless Chromium (an error box = "

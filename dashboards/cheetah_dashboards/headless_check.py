@@ -1,6 +1,7 @@
-"""`check`, end to end: warehouse on a copy of the data, a fresh Superset, import, compare the SQL
-Superset holds with the files the bundles name, ask every chart and saved query for data,
-screenshot every dashboard; everything started is stopped by PID."""
+"""`check`, end to end: warehouse on a copy of the data, generated rows for the tables the copy has
+none of (check_fixtures.py), a fresh Superset, import, compare the SQL Superset holds with the files
+the bundles name, ask every chart and saved query for data, screenshot every dashboard; everything
+started is stopped by PID."""
 
 from __future__ import annotations
 
@@ -13,6 +14,7 @@ from typing import Callable
 
 from cheetah_dashboards.bundles import Bundle
 from cheetah_dashboards.chart_data_check import ChartResult, check_dashboards
+from cheetah_dashboards.check_fixtures import Fixture, fill_empty_tables
 from cheetah_dashboards.importer import import_bundles
 from cheetah_dashboards.saved_queries_check import QueryResult, check_saved_queries
 from cheetah_dashboards.screenshots import Screenshot, screenshot_dashboards
@@ -25,6 +27,7 @@ from cheetah_dashboards.warehouse import running_warehouse_copy
 
 @dataclass
 class CheckReport:
+    fixtures: list[Fixture] = field(default_factory=list)
     charts: list[ChartResult] = field(default_factory=list)
     queries: list[QueryResult] = field(default_factory=list)
     shown_sql: list[ShownSql] = field(default_factory=list)
@@ -34,11 +37,12 @@ class CheckReport:
     @property
     def ok(self) -> bool:
         return (bool(self.charts) and all(c.ok for c in self.charts) and all(q.ok for q in self.queries)
-                and all(s.ok for s in self.shown_sql)
+                and all(f.ok for f in self.fixtures) and all(s.ok for s in self.shown_sql)
                 and all(s.ok for s in self.screenshots))
 
     def lines(self) -> list[str]:
-        out = [s.describe() for s in self.shown_sql]
+        out = [f.describe() for f in self.fixtures]
+        out += [s.describe() for s in self.shown_sql]
         out += [c.describe() for c in self.charts] + [q.describe() for q in self.queries]
         for shot in self.screenshots:
             if shot.ok:
@@ -76,6 +80,8 @@ def run_check(bundles: list[Bundle], warehouse_data: Path, screenshots_dir: Path
         with running_warehouse_copy(warehouse_data, work) as warehouse:
             log(f"warehouse (pid {warehouse.child.pid}) on a copy of {warehouse_data}: {warehouse.url}")
             lap("warehouse")
+            report.fixtures = fill_empty_tables(warehouse.url)
+            lap("fixtures")
             home = SupersetHome(work / "superset", admin_password)
             home.initialise()
             lap("superset init")

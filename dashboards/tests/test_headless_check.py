@@ -36,6 +36,15 @@ def test_every_chart_of_the_real_dashboards_returns_rows(report) -> None:  # typ
     assert [c.describe() for c in real if not c.ok] == []
 
 
+def test_the_incast_charts_draw_the_generated_episode_and_the_check_says_so(report) -> None:  # type: ignore[no-untyped-def]
+    """The demo runs no incast guard: the check fills its copy's incast_guard with the generated
+    episode (600 samples x 2 receivers), reports it, and the three incast charts have rows."""
+    assert [(f.table, f.rows_before, f.rows_after, f.error) for f in report.fixtures] == [("incast_guard", 0, 1200, None)]
+    assert "not a measurement" in report.fixtures[0].describe()
+    incast = [c for c in report.charts if c.dashboard == "NOC" and c.chart.startswith("Incast guard: ")]
+    assert len(incast) == 3 and all(c.ok for c in incast), [c.describe() for c in incast]
+
+
 def test_saved_queries_return_rows(report) -> None:  # type: ignore[no-untyped-def]
     assert len(report.queries) == 3
     assert [q.describe() for q in report.queries if not q.ok] == []
@@ -46,7 +55,7 @@ def test_superset_holds_the_text_of_each_query_file_byte_for_byte(report) -> Non
     benchmark run: the files of clickhouse/queries/dashboards/."""
     named = {f"dataset {d['table_name']}" for b in load_bundles() for d in b.of_kind("datasets").values()}
     named |= {f"saved query {q['label']}" for b in load_bundles() for q in b.of_kind("queries").values()}
-    assert len(named) == 20  # 17 virtual datasets (two shared by two bundles) and 3 saved queries
+    assert len(named) == 21  # 18 virtual datasets (two shared by two bundles) and 3 saved queries
     assert named <= {s.what for s in report.shown_sql}
     assert [s.describe() for s in report.shown_sql if not s.ok] == []
 

@@ -19,7 +19,7 @@ from typing import Any, Callable, Iterator
 import pytest
 import yaml
 
-from cheetah_warehouse import DEFAULT_SCHEMAS_DIR, DEFAULT_TABLES_DIR
+from cheetah_warehouse import DEFAULT_QUERIES_DIR, DEFAULT_SCHEMAS_DIR, DEFAULT_TABLES_DIR
 from tests.cheetah_messages import address, load_messages
 from tests.kafka_broker import KafkaBroker, broker_with_topics
 from tests.warehouse_process import run_cli, sql, start_warehouse
@@ -236,11 +236,13 @@ def test_every_other_result_topic_lands_in_its_table_with_types_converted(
         del producer
 
 
-def test_incast_guard_samples_land_once_with_their_values(
+# After the test above: it reads incast.guard.v1 from the start and expects exactly its own record.
+def test_incast_guard_samples_land_once_with_the_values_the_noc_shows(
     broker: KafkaBroker, messages: dict[str, Any], tmp_path: Path
 ) -> None:
-    """incast.guard.v1 (the incast adapter's samples, a plain producer) -> incast_guard: every sample
-    once, values as sent; an undecodable sample and one whose
+    """incast.guard.v1 (the incast adapter's samples, a plain producer) -> incast_guard, and the NOC's
+    dataset over it (clickhouse/queries/dashboards/noc_incast_guard.sql): every sample once, values
+    as sent, per receiver and minute as the charts aggregate them; an undecodable sample and one whose
     receiver is not 16 bytes go to `rejected` and the samples after them are stored. Every expected
     value is written out by hand from the samples below. Records of this module's other tests on the
     topic carry other device ids and are left out by the device filter."""
@@ -286,6 +288,18 @@ def test_incast_guard_samples_land_once_with_their_values(
                         f"GROUP BY receiver ORDER BY receiver") == (
             "::ffff:10.9.0.1\t4\t8\t0\t190000\t24576\t8\t360\n"
             "2001:db8::9\t2\t8\t2\t52428\t6144\t10\t540\n"
+        )
+        # What the NOC's three charts draw: per receiver and minute, the most senders (full share, 1 MSS),
+        # the largest backlog against the shared 75 % and B, the smallest window cap.
+        dataset = (DEFAULT_QUERIES_DIR / "dashboards" / "noc_incast_guard.sql").read_text()
+        first = sql(url, f"SELECT toStartOfMinute(fromUnixTimestamp64Milli({minute}, 'UTC'))").strip()
+        second = sql(url, f"SELECT toStartOfMinute(fromUnixTimestamp64Milli({minute + 60_000}, 'UTC'))").strip()
+        assert sql(url, f"SELECT receiver_ip, minute, max(senders), max(senders_one_mss), max(max_backlog_bytes), "
+                        f"max(shared_bytes), max(buffer_bytes), min(share_bytes) FROM ({dataset}) WHERE device_id = '{device}' "
+                        f"GROUP BY receiver_ip, minute ORDER BY receiver_ip, minute") == (
+            f"10.9.0.1\t{first}\t8\t0\t190000\t196608\t262144\t24576\n"
+            f"10.9.0.1\t{second}\t2\t0\t20000\t196608\t262144\t98304\n"
+            f"2001:db8::9\t{first}\t8\t2\t52428\t49152\t65536\t6144\n"
         )
     finally:
         assert warehouse.stop() == 0, warehouse.stderr()

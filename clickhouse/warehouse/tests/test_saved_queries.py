@@ -35,7 +35,7 @@ AS_DASHBOARDS = "test_saved_queries_dashboards"  # a session with the dashboards
 # Rows each query answers on the generated year, worked out from what the generator writes (flowsets,
 # one cheetah per member, six sites holding every address, nothing else): an int is exact, "cheetahs"
 # one row per cheetah flow, ">=cheetahs" and ">0" are bounds, "runs" a table filled asynchronously.
-EMPTY = 0  # the year writes no flow records, probe data, thresholds or redirects
+EMPTY = 0  # the year writes no flow records, probe data, thresholds, redirects or incast-guard samples
 EXPECTED: dict[str, int | str] = {
     "planners_flowsets": 2 * FLOWSETS,  # every flowset at its source and at its destination site
     "planners_site_month": ">0",
@@ -51,6 +51,7 @@ EXPECTED: dict[str, int | str] = {
     "noc_link_stats": EMPTY,
     "noc_thresholds": EMPTY,
     "noc_probe_counters": EMPTY,
+    "noc_incast_guard": EMPTY,
     "redirect_ack_status": 4,  # zero-filled: applied, rejected, failed, duplicate
     "redirect_refusals_by_guardrail": 3,  # zero-filled: protected prefix, K rules per device, rate limit
     "redirect_commands_log": EMPTY,

@@ -1,0 +1,53 @@
+"""The check's generated rows (check_fixtures.py) on a real embedded warehouse: inserted only into
+an empty table, exactly the episode its file describes (values worked out by hand from the file's
+header), never a second time, and a file that fails is reported by name and fails the check."""
+
+from pathlib import Path
+
+import pytest
+
+from cheetah_dashboards.check_fixtures import FIXTURES_DIR, fill_empty_tables, warehouse_query as query
+from cheetah_dashboards.warehouse import RunningWarehouse, start_warehouse
+
+
+@pytest.fixture(scope="module")
+def warehouse(tmp_path_factory: pytest.TempPathFactory):  # type: ignore[no-untyped-def]
+    work = tmp_path_factory.mktemp("fixtures")
+    running: RunningWarehouse = start_warehouse(work / "data", work / "logs")
+    try:
+        yield running
+    finally:
+        running.child.stop()
+
+
+def test_an_empty_table_gets_the_generated_episode_once(warehouse: RunningWarehouse) -> None:
+    [first] = fill_empty_tables(warehouse.url)
+    assert (first.table, first.rows_before, first.rows_after, first.error) == ("incast_guard", 0, 1200, None)
+    assert first.describe().startswith("ok    fixture incast_guard: no rows in the data; inserted 1,200 generated rows")
+    # 10.9.0.1: B = 256 KiB, 1 to 30 senders (a sender more every 20 s), share 3B/(4n): 196608 at 1
+    # sender, 196608 // 30 = 6553 at 30. 10.9.0.2: B = 64 KiB, 8 senders, share 6144; the last 20 s of
+    # each of the 10 minutes hold 2 senders at 1 MSS and a backlog of 80 % of B (52428 B).
+    assert query(warehouse.url, (
+        "SELECT toString(receiver), count(), min(senders), max(senders), max(share_bytes), min(share_bytes), "
+        "countIf(senders_one_mss = 2), max(max_backlog_bytes), uniqExact(device_id), any(device_id), "
+        "dateDiff('second', min(at), max(at)) FROM incast_guard GROUP BY receiver ORDER BY receiver"
+    )) == (
+        "::ffff:10.9.0.1\t600\t1\t30\t196608\t6553\t0\t176947\t1\tcheck-fixture\t599\n"
+        "::ffff:10.9.0.2\t600\t8\t8\t6144\t6144\t200\t52428\t1\tcheck-fixture\t599\n"
+    )
+    [again] = fill_empty_tables(warehouse.url)
+    assert (again.rows_before, again.rows_after, again.error) == (1200, 1200, None)
+    assert again.describe() == "ok    fixture incast_guard: 1,200 rows in the data, nothing generated"
+
+
+def test_a_failing_file_is_reported_by_name(warehouse: RunningWarehouse, tmp_path: Path) -> None:
+    (tmp_path / "rejected.sql").write_text("INSERT INTO rejected (stage) SELECT no_such_column FROM numbers(1)")
+    [failed] = fill_empty_tables(warehouse.url, tmp_path)
+    assert not failed.ok and failed.table == "rejected"
+    assert failed.describe().startswith(f"FAIL  fixture rejected ({tmp_path / 'rejected.sql'}): ")
+    assert "no_such_column" in (failed.error or "")
+
+
+def test_the_fixture_files_are_named_after_tables_the_warehouse_declares() -> None:
+    declared = {p.stem for p in (FIXTURES_DIR.parents[1] / "tables").glob("*.yaml")}
+    assert {p.stem for p in FIXTURES_DIR.glob("*.sql")} <= declared
