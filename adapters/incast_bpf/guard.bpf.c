@@ -301,7 +301,7 @@ static __always_inline int guard(struct __sk_buff *skb, int from_receiver)
 	__u64 window = guard_window(s->buffer_bytes, s->mss, c->senders, backlog, tier);
 	__u32 shift = (v->flags & (F_RCV_WS | F_SND_WS)) == (F_RCV_WS | F_SND_WS) ? v->rcv_wscale : 0;
 	__u16 old = bpf_ntohs(tcp->window);
-	__u16 field = guard_window_field(window, shift, old);
+	__u16 field = guard_window_field(window, shift, old, s->mss);
 
 	__sync_fetch_and_add(&c->acks_seen, 1);
 	if (tier == GUARD_TIER_FULL)

@@ -10,6 +10,9 @@
  *     below 75 % again (it is then promoted to a full share);
  *   - while the queue holds 95 % of B or more, every sender's window is 0;
  *   - a FIN or RST releases the sender's share (the others' shares grow at once).
+ * A window is never below 1 MSS (except the 0 past 95 %): TCP cannot work in smaller windows (a
+ * sender waits on its persist timer), so with more senders than 75 % of B holds in MSS-sized
+ * windows the shares no longer keep the sum under 75 % of B and the occupancy rules take over.
  * Windows only ever go down: an ACK already advertising less keeps its window.
  */
 #ifndef CHEETAH_INCAST_POLICY_H
@@ -46,19 +49,27 @@ static inline GUARD_U32 guard_tier_on_admit(GUARD_U64 buffer, GUARD_U64 backlog)
 static inline GUARD_U64 guard_window(GUARD_U64 buffer, GUARD_U32 mss, GUARD_U64 full_senders,
 				     GUARD_U64 backlog, GUARD_U32 tier)
 {
+	GUARD_U64 share;
+
 	if (backlog * 100 >= buffer * GUARD_ZERO_PERCENT)
 		return 0;
 	if (tier == GUARD_TIER_ONE_MSS)
 		return mss;
-	return buffer * GUARD_SHARED_PERCENT / 100 / (full_senders ? full_senders : 1);
+	share = buffer * GUARD_SHARED_PERCENT / 100 / (full_senders ? full_senders : 1);
+	return share > mss ? share : mss;
 }
 
-/* The TCP window field an ACK leaves with: the window in units of 2^shift bytes, never above the
- * field it arrived with; a non-zero window never rounds down to a zero field. */
-static inline GUARD_U32 guard_window_field(GUARD_U64 window, GUARD_U32 shift, GUARD_U32 original)
+/* The TCP window field an ACK leaves with: the window in units of 2^shift bytes, rounded down,
+ * except that a window of at least 1 MSS never rounds below 1 MSS (it rounds up to the units
+ * covering 1 MSS: with the 1 KB units of window scale 10, a 1536-byte share is 2 units, not 1);
+ * never above the field it arrived with. */
+static inline GUARD_U32 guard_window_field(GUARD_U64 window, GUARD_U32 shift, GUARD_U32 original, GUARD_U32 mss)
 {
-	GUARD_U64 field = window >> (shift > 14 ? 14 : shift);
+	GUARD_U32 s = shift > 14 ? 14 : shift;
+	GUARD_U64 field = window >> s;
 
+	if (window >= mss && (field << s) < mss)
+		field = ((GUARD_U64)mss + (1ULL << s) - 1) >> s;
 	if (window && !field)
 		field = 1;
 	if (field > 0xffff)

@@ -9,8 +9,8 @@ uint64_t policy_window(uint64_t buffer, uint32_t mss, uint64_t full, uint64_t ba
 {
 	return guard_window(buffer, mss, full, backlog, tier);
 }
-uint32_t policy_window_field(uint64_t window, uint32_t shift, uint32_t original)
+uint32_t policy_window_field(uint64_t window, uint32_t shift, uint32_t original, uint32_t mss)
 {
-	return guard_window_field(window, shift, original);
+	return guard_window_field(window, shift, original, mss);
 }
 int policy_congested(uint64_t buffer, uint64_t backlog) { return guard_congested(buffer, backlog); }

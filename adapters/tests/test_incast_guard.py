@@ -37,7 +37,7 @@ def policy() -> ctypes.CDLL:
     lib = ctypes.CDLL(str(BIN / "libincast_policy.so"))
     lib.policy_window.restype = ctypes.c_uint64
     lib.policy_window.argtypes = [ctypes.c_uint64, ctypes.c_uint32, ctypes.c_uint64, ctypes.c_uint64, ctypes.c_uint32]
-    lib.policy_window_field.argtypes = [ctypes.c_uint64, ctypes.c_uint32, ctypes.c_uint32]
+    lib.policy_window_field.argtypes = [ctypes.c_uint64, ctypes.c_uint32, ctypes.c_uint32, ctypes.c_uint32]
     lib.policy_tier_on_admit.argtypes = [ctypes.c_uint64, ctypes.c_uint64]
     return lib
 
@@ -70,14 +70,23 @@ def test_policy_one_mss_and_zero_edges(policy: ctypes.CDLL) -> None:
     assert policy.policy_window(64000, 1000, 2, 60800, ONE_MSS) == 0
 
 
+def test_policy_window_never_below_one_mss(policy: ctypes.CDLL) -> None:
+    assert policy.policy_window(64000, 1000, 48, 0, FULL) == 1000  # 48000 / 48 = 1000 exactly
+    assert policy.policy_window(64000, 1000, 100, 0, FULL) == 1000  # 480 would stall the sender
+    assert policy.policy_window(32768, 1448, 16, 0, FULL) == 1536  # 24576 / 16
+
+
 def test_policy_window_field_with_scaling(policy: ctypes.CDLL) -> None:
-    assert policy.policy_window_field(24000, 7, 65535) == 187  # 24000 / 128 = 187.5
-    assert policy.policy_window_field(24000, 0, 65535) == 24000
-    assert policy.policy_window_field(100000, 0, 65535) == 65535
-    assert policy.policy_window_field(24000, 7, 100) == 100  # never raised
-    assert policy.policy_window_field(50, 7, 65535) == 1  # a non-zero window stays non-zero
-    assert policy.policy_window_field(0, 7, 500) == 0
-    assert policy.policy_window_field(24000, 20, 65535) == 1  # shifts above 14 count as 14 (RFC 7323)
+    mss = 1000
+    assert policy.policy_window_field(24000, 7, 65535, mss) == 187  # 24000 / 128 = 187.5, rounded down
+    assert policy.policy_window_field(24000, 0, 65535, mss) == 24000
+    assert policy.policy_window_field(100000, 0, 65535, mss) == 65535
+    assert policy.policy_window_field(24000, 7, 100, mss) == 100  # never raised
+    assert policy.policy_window_field(1000, 7, 65535, mss) == 8  # 7 units (896) < 1 MSS: 8 units (1024)
+    assert policy.policy_window_field(1536, 10, 65535, 1448) == 2  # 1 KB units: 2048, not 1024 < MSS
+    assert policy.policy_window_field(50, 7, 65535, mss) == 1  # below 1 MSS: rounded down, never to 0
+    assert policy.policy_window_field(0, 7, 500, mss) == 0
+    assert policy.policy_window_field(24000, 20, 65535, mss) == 1  # shifts above 14 count as 14 (RFC 7323)
 
 
 # --- packets built by hand ----------------------------------------------------------------------
