@@ -1,8 +1,11 @@
 #!/usr/bin/env bash
 # Builds the redirect adapters: installs the tools the flowspec adapter drives, pinned, into
 # OUTDIR (default adapters/.bin): GoBGP v4.8.0's daemon (gobgpd) and CLI (gobgp), from the Go
-# module proxy, skipped when already there at that version; then checks that the interpreter has
-# every package pinned in requirements.txt and byte-compiles cheetah_adapters/.
+# module proxy, skipped when already there at that version; the incast guard from incast_bpf/
+# (its tc programs incast_guard.bpf.o with clang-14, the loader cheetah-incast-guard against
+# libbpf, and its share policy as libincast_policy.so for the tests), rebuilt when a source
+# changed; then checks that the interpreter has every package pinned in requirements.txt and
+# byte-compiles cheetah_adapters/.
 # Usage: build.sh [OUTDIR]   (interpreter .cheetah/venv/bin/python; CHEETAH_PYTHON overrides)
 set -euo pipefail
 HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
@@ -21,5 +24,18 @@ else
     "github.com/osrg/gobgp/v4/cmd/gobgpd@$GOBGP_VERSION" \
     "github.com/osrg/gobgp/v4/cmd/gobgp@$GOBGP_VERSION"
   printf '%s' "$GOBGP_VERSION" > "$stamp"
+fi
+src="$HERE/incast_bpf"
+sum="$(cat "$src"/*.c "$src"/*.h "$0" | sha256sum | cut -c1-16)"
+if [ -f "$OUT/incast_guard.bpf.o" ] && [ -x "$OUT/cheetah-incast-guard" ] && [ -f "$OUT/libincast_policy.so" ] \
+    && [ "$(cat "$OUT/.incast-guard-sum" 2>/dev/null)" = "$sum" ]; then
+  echo "==> adapters: incast guard already built in $OUT"
+else
+  echo "==> adapters: building the incast guard (tc programs, loader, share policy) into $OUT"
+  clang-14 -O2 -g -Wall -Werror -target bpf -mcpu=v3 -I/usr/include/x86_64-linux-gnu \
+    -c "$src/guard.bpf.c" -o "$OUT/incast_guard.bpf.o"
+  cc -O2 -Wall -Werror -o "$OUT/cheetah-incast-guard" "$src/loader.c" -lbpf
+  cc -O2 -Wall -Werror -shared -fPIC -o "$OUT/libincast_policy.so" "$src/policy_lib.c"
+  printf '%s' "$sum" > "$OUT/.incast-guard-sum"
 fi
 exec bash "$ROOT/scripts/python_component.sh" build "$HERE" "${CHEETAH_PYTHON:-$ROOT/.cheetah/venv/bin/python}" "$HERE/requirements.txt"

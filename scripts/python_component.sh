@@ -58,6 +58,7 @@ PY
     fi
     cd "$dir"
     GOFLOW2="${GOFLOW2:-$ROOT/.cheetah/bin/goflow2}" CHEETAH_GOBGP_BIN="${CHEETAH_GOBGP_BIN:-$ROOT/.cheetah/bin}" \
+      CHEETAH_ADAPTERS_BIN="${CHEETAH_ADAPTERS_BIN:-$ROOT/.cheetah/bin}" \
       exec "$python" -m pytest -q -p no:cacheprovider "$@" ;;
   *) echo "python_component.sh: unknown step '$verb' (build or test)" >&2; exit 2 ;;
 esac
