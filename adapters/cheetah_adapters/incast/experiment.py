@@ -46,10 +46,11 @@ class Config:
     seeds: list[int]
     requests: int = 20
     block_bytes: int = 131072
-    buffer_bytes: int = 65536
+    buffer_bytes: int = 131072
     rate: str = "100mbit"
     jitter_us: int = 200
     congestion: str = "cubic"
+    quickack: bool = False
     request_deadline_s: float = 60.0
 
 
@@ -132,7 +133,7 @@ class Lab:
             for s in socks:
                 s.close()
             raise ExperimentError(f"connecting to sender {len(socks) - 1} at {topology.sender_ip(len(socks) - 1)}:{PORT}: {e}") from e
-        return Aggregator(socks, self.cfg.block_bytes, self.cfg.request_deadline_s)
+        return Aggregator(socks, self.cfg.block_bytes, self.cfg.request_deadline_s, self.cfg.quickack)
 
 
 class GuardSession:
@@ -167,6 +168,12 @@ def run_one(lab: Lab, n: int, guard: str, seed: int) -> Run:
     try:
         agg = lab.connect(n)
         try:
+            # Warm-up, untimed: every sender answers a header only, so each has seen the receiver
+            # ACK new data with the guard's share for all N connections. Before it a sender holds
+            # the window of its handshake's ACK (a share for fewer senders): a TCP sender takes a
+            # smaller window only from a segment that advances the sequence or the ACK (RFC 9293,
+            # 3.10.7.4), and the request, sent at the same sequence as that ACK, does neither.
+            agg.request(0, list(range(n)), [0] * n, block=MIN_BLOCK)
             for r in range(cfg.requests):
                 order = rng.sample(range(n), n)
                 delays = [rng.randint(0, cfg.jitter_us) for _ in range(n)]
@@ -185,10 +192,10 @@ def run_one(lab: Lab, n: int, guard: str, seed: int) -> Run:
                 run.drops.append(lab.topo.qdisc_stats()["drops"] - before_q)
                 run.bytes_received += sum(res.bytes_received)
                 run.bytes_ok &= all(b == cfg.block_bytes for b in res.bytes_received)
+            if session is not None:
+                run.guard_stats = session.stats()  # before the FINs release the senders' shares
         finally:
             agg.close()
-        if session is not None:
-            run.guard_stats = session.stats()
     finally:
         if session is not None:
             session.close()
@@ -250,6 +257,7 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--rate", default=Config.rate, help="the bottleneck's rate, tc units (default %(default)s)")
     p.add_argument("--jitter-us", type=int, default=Config.jitter_us, help="each sender waits a seeded 0..J µs before answering (default %(default)s)")
     p.add_argument("--congestion", default=Config.congestion, help="the senders' TCP congestion control (default %(default)s)")
+    p.add_argument("--quickack", action="store_true", help="the receiver ACKs every segment at once (TCP_QUICKACK after each read) instead of delaying ACKs")
     home = Path(os.environ.get("CHEETAH_HOME", "."))
     p.add_argument("--out", type=Path, default=home / ".cheetah" / "incast", help="folder for incast.json/.csv/.md (default %(default)s)")
     p.add_argument("--plot", type=Path, help="the plot (SVG; default OUT/incast.svg)")
@@ -274,6 +282,7 @@ def main(argv: list[str] | None = None) -> int:
         senders=sorted(set(args.senders)), guard=["off", "on"] if args.guard == "both" else [args.guard],
         seeds=list(range(1, args.seeds + 1)), requests=args.requests, block_bytes=args.block,
         buffer_bytes=args.buffer, rate=args.rate, jitter_us=args.jitter_us, congestion=args.congestion,
+        quickack=args.quickack,
     )
 
     def progress(run: Run) -> None:

@@ -14,22 +14,19 @@ MSS per packet, as a NIC puts on the wire, instead of 64 KB GSO bursts (no ethto
 
 from __future__ import annotations
 
-import ctypes
 import json
-import os
 import secrets
 import socket
 import subprocess
-from contextlib import contextmanager
 from dataclasses import dataclass, field
-from typing import Iterator
+
+from cheetah_adapters.incast.qdisc import in_netns
 
 RECEIVER_IP = "10.9.0.1"
 SENDER_BASE = 10  # sender i is 10.9.0.(10 + i)
 MAX_SENDERS = 200
 PREFIX_LEN = 24
 PORT_TO_RECEIVER = "r0"  # the bottleneck: the switch's port towards the receiver
-CLONE_NEWNET = 0x40000000
 
 
 class TopologyError(RuntimeError):
@@ -121,29 +118,6 @@ def build(senders: int, bottleneck: Bottleneck = Bottleneck()) -> Topology:
     return topo
 
 
-_libc = ctypes.CDLL(None, use_errno=True)
-
-
-@contextmanager
-def inside(ns: str) -> Iterator[None]:
-    """Runs the block with this thread in namespace `ns` (sockets made inside stay there)."""
-    home = os.open("/proc/thread-self/ns/net", os.O_RDONLY)
-    target = os.open(f"/run/netns/{ns}", os.O_RDONLY)
-    try:
-        if _libc.setns(target, CLONE_NEWNET) != 0:
-            err = ctypes.get_errno()
-            raise TopologyError(f"setns into {ns}: {os.strerror(err)} (needs root)")
-        try:
-            yield
-        finally:
-            if _libc.setns(home, CLONE_NEWNET) != 0:
-                err = ctypes.get_errno()
-                raise TopologyError(f"setns back to the original namespace: {os.strerror(err)}")
-    finally:
-        os.close(target)
-        os.close(home)
-
-
 def socket_in(ns: str, family: int = socket.AF_INET, kind: int = socket.SOCK_STREAM) -> socket.socket:
-    with inside(ns):
-        return socket.socket(family, kind)
+    """A socket made inside namespace `ns` (it stays there; this process does not move)."""
+    return in_netns(ns, lambda: socket.socket(family, kind))

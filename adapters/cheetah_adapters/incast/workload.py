@@ -78,12 +78,13 @@ class RequestResult:
 class Aggregator:
     """Persistent connections to senders, each made inside the receiver's namespace."""
 
-    def __init__(self, sockets: list[socket.socket], block: int, deadline_s: float = 60.0) -> None:
+    def __init__(self, sockets: list[socket.socket], block: int, deadline_s: float = 60.0, quickack: bool = False) -> None:
         if block < MIN_BLOCK:
             raise WorkloadError(f"block must be at least {MIN_BLOCK} bytes, not {block}")
         self.sockets = sockets
         self.block = block
         self.deadline_s = deadline_s
+        self.quickack = quickack
         self.selector = selectors.DefaultSelector()
         self.scratch = memoryview(bytearray(1 << 20))
         for i, s in enumerate(sockets):
@@ -91,8 +92,11 @@ class Aggregator:
             s.setblocking(False)
             self.selector.register(s, selectors.EVENT_READ, i)
 
-    def request(self, request_id: int, order: list[int], delays_us: list[int]) -> RequestResult:
+    def request(self, request_id: int, order: list[int], delays_us: list[int], block: int | None = None) -> RequestResult:
         """Sends the request to every sender (in `order`) and reads until every block is complete."""
+        block = self.block if block is None else block
+        if block < MIN_BLOCK:
+            raise WorkloadError(f"block must be at least {MIN_BLOCK} bytes, not {block}")
         n = len(self.sockets)
         got = [0] * n
         head = [b""] * n
@@ -100,29 +104,31 @@ class Aggregator:
         done = 0
         t0 = time.perf_counter()
         for i in order:
-            self.sockets[i].send(HEADER.pack(request_id, self.block, delays_us[i]))
+            self.sockets[i].send(HEADER.pack(request_id, block, delays_us[i]))
         deadline = t0 + self.deadline_s
         while done < n:
             now = time.perf_counter()
             if now > deadline:
-                short = {i: got[i] for i in range(n) if got[i] < self.block}
+                short = {i: got[i] for i in range(n) if got[i] < block}
                 raise WorkloadError(f"request {request_id}: blocks incomplete after {self.deadline_s} s (bytes by sender: {short})")
             for key, _ in self.selector.select(timeout=deadline - now):
                 i = key.data
-                want = self.block - got[i]
+                want = block - got[i]
                 if want == 0:
-                    raise WorkloadError(f"request {request_id}: sender {i} sent more than its block of {self.block} bytes")
+                    raise WorkloadError(f"request {request_id}: sender {i} sent more than its block of {block} bytes")
                 k = self.sockets[i].recv_into(self.scratch, min(want, len(self.scratch)))
+                if self.quickack:  # Linux leaves quick-ACK mode on its own: re-arm it after every read
+                    self.sockets[i].setsockopt(socket.IPPROTO_TCP, socket.TCP_QUICKACK, 1)
                 if k == 0:
-                    raise WorkloadError(f"request {request_id}: sender {i} closed the connection after {got[i]} of {self.block} bytes")
+                    raise WorkloadError(f"request {request_id}: sender {i} closed the connection after {got[i]} of {block} bytes")
                 if len(head[i]) < HEADER.size:
                     head[i] += bytes(self.scratch[: min(k, HEADER.size - len(head[i]))])
                     if len(head[i]) == HEADER.size:
                         rid, idx, blk = HEADER.unpack(head[i])
-                        if (rid, idx, blk) != (request_id, i, self.block):
+                        if (rid, idx, blk) != (request_id, i, block):
                             raise WorkloadError(f"request {request_id}: sender {i} answered (request {rid}, sender {idx}, block {blk})")
                 got[i] += k
-                if got[i] == self.block:
+                if got[i] == block:
                     flow[i] = time.perf_counter() - t0
                     done += 1
         return RequestResult(request_id, max(flow), flow, got)
