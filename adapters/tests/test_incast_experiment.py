@@ -73,12 +73,12 @@ def test_without_the_guard_the_port_overflows_into_timeouts(runs: dict[str, tupl
 
 def test_the_guard_removes_the_timeouts(runs: dict[str, tuple[Run, int]]) -> None:
     run, timeouts = runs["on"]
+    assert timeouts == 0, f"{timeouts} retransmission timeouts with the guard (queue drops: {sum(run.drops)})"
+    assert sum(run.drops) == 0, f"the bottleneck dropped {sum(run.drops)} packets with the guard"
     assert run.guard_stats.get("syn_acks") == N, run.guard_stats  # it counted every connection
     assert run.guard_stats.get("senders") == N, run.guard_stats
     assert run.guard_stats.get("share_bytes") == BUFFER * 75 // 100 // N, run.guard_stats  # 3072
     assert run.guard_stats.get("acks_capped", 0) > 0, run.guard_stats
-    assert timeouts == 0, f"{timeouts} retransmission timeouts with the guard (queue drops: {sum(run.drops)})"
-    assert sum(run.drops) == 0, f"the bottleneck dropped {sum(run.drops)} packets with the guard"
 
 
 # --- the summary's arithmetic, by hand -------------------------------------------------------------
