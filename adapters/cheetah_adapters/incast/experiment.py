@@ -14,7 +14,6 @@ from __future__ import annotations
 import argparse
 import json
 import logging
-import math
 import os
 import random
 import subprocess
@@ -141,13 +140,19 @@ class GuardSession:
 
     def __init__(self, topo: Topology, buffer_bytes: int) -> None:
         try:
-            from cheetah_adapters.incast.guard import Guard
+            from cheetah_adapters.incast.guard import Guard, GuardError
         except ImportError as e:
             raise ExperimentError(f"the incast guard is not available ({e}); run with --guard off") from e
-        self.guard = Guard.attach(interface=PORT_TO_RECEIVER, netns=topo.switch)
+        try:
+            self.guard = Guard.attach(interface=PORT_TO_RECEIVER, netns=topo.switch)
+        except GuardError as e:
+            raise ExperimentError(f"incast guard: {e}") from e
         try:
             self.guard.set_receiver(RECEIVER_IP, buffer_bytes=buffer_bytes, mss=MSS)
             self.guard.watch_queue(interval_s=0.001)
+        except GuardError as e:
+            self.guard.detach()
+            raise ExperimentError(f"incast guard: {e}") from e
         except BaseException:
             self.guard.detach()
             raise
@@ -170,9 +175,9 @@ def run_one(lab: Lab, n: int, guard: str, seed: int) -> Run:
         try:
             # Warm-up, untimed: every sender answers a header only, so each has seen the receiver
             # ACK new data with the guard's share for all N connections. Before it a sender holds
-            # the window of its handshake's ACK (a share for fewer senders): a TCP sender takes a
-            # smaller window only from a segment that advances the sequence or the ACK (RFC 9293,
-            # 3.10.7.4), and the request, sent at the same sequence as that ACK, does neither.
+            # the window of its handshake's ACK (a share for fewer senders): Linux takes a smaller
+            # window only from a segment that advances the sequence or the ACK (tcp_input.c,
+            # tcp_may_update_window), and the request, sent at that ACK's sequence, does neither.
             agg.request(0, list(range(n)), [0] * n, block=MIN_BLOCK)
             for r in range(cfg.requests):
                 order = rng.sample(range(n), n)
