@@ -8,7 +8,7 @@ the experiment's code, and never from wall-clock time; every block is counted by
 
 Why 32 KB and 128 KB blocks: measured on these machines, 8 senders then see 0.37 timeouts per
 request without the guard (30 % of requests have one; docs/INCAST.md), 4 to 11 in 20 requests
-over ten runs, so 20 requests without a single one would be a real change, not bad luck; and the
+over five runs, so 20 requests without a single one would be a real change, not bad luck; and the
 guard's share, 32768 * 0.75 / 8 = 3072 bytes, is 2 MSS and three whole 1 KB window units (so
 neither delayed ACKs nor window rounding stall it; docs/INCAST.md, "Reading").
 """
