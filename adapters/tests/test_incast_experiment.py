@@ -2,7 +2,8 @@
 namespaces answer synchronized requests through a 100 Mb/s switch port with a 32 KB buffer.
 
 Without the guard the port overflows and the senders' kernels fire retransmission timeouts; with
-the guard on that port (windows capped to 75 % of the buffer shared by the 8 senders) none fire.
+the guard on that port (windows capped to 75 % of the buffer shared by the 8 senders) none fire
+and the port drops at most 1 % as many packets.
 Both verdicts come from the senders' own kernel counters, read here with nstat (iproute2), not by
 the experiment's code, and never from wall-clock time; every block is counted byte for byte.
 
@@ -74,8 +75,12 @@ def test_without_the_guard_the_port_overflows_into_timeouts(runs: dict[str, tupl
 
 def test_the_guard_removes_the_timeouts(runs: dict[str, tuple[Run, int]]) -> None:
     run, timeouts = runs["on"]
+    off_drops = sum(runs["off"][0].drops)
     assert timeouts == 0, f"{timeouts} retransmission timeouts with the guard (queue drops: {sum(run.drops)})"
-    assert sum(run.drops) == 0, f"the bottleneck dropped {sum(run.drops)} packets with the guard"
+    # The shares bound what each sender has in flight, but a tail loss probe goes beyond its window
+    # and the queue can take one now and then: one drop in 20 requests was seen once, in a full
+    # adapters suite run (without the guard: about 1,100). Far fewer, then, not necessarily none.
+    assert sum(run.drops) * 100 <= off_drops, f"the bottleneck dropped {sum(run.drops)} packets with the guard, {off_drops} without"
     assert run.guard_stats.get("syn_acks") == N, run.guard_stats  # it counted every connection
     assert run.guard_stats.get("senders") == N, run.guard_stats
     assert run.guard_stats.get("share_bytes") == BUFFER * 75 // 100 // N, run.guard_stats  # 3072
