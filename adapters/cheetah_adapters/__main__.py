@@ -31,6 +31,8 @@ examples:
       --gobgp-api 127.0.0.1:50051
   %(prog)s --target openflow --device sw-3 --bootstrap 127.0.0.1:19092 --keys keys.json \\
       --switch unix:/var/run/openvswitch/br0.mgmt --scavenger-queue 1
+  %(prog)s --target incast --device tor-1/port-7 --bootstrap 127.0.0.1:19092 --keys keys.json \\
+      --interface swp7 --mss 1448
 
 The keys file (mode 0600) is the one the redirect job signs with: {"active": ID, "keys": {ID: HEX}}.
 Exit status: 0 after SIGTERM/SIGINT, 2 for bad options or files, 1 when Kafka or the device fails.
@@ -95,6 +97,9 @@ def main(argv: list[str] | None = None) -> int:
         counters = adapter.summary()
         if acks is not None:
             counters["acks_delivered"], counters["acks_undelivered"] = acks.delivered, acks.failed
+        close = getattr(device, "close", None)
+        if close is not None:
+            close()  # a device with threads of its own (incast: queue watch, samples) stops them
         emit({"event": "stopped", "counters": counters})
         state_dir.close()
     return status

@@ -41,31 +41,39 @@ class RedirectMessages:
         return value.name.removeprefix("ACK_STATUS_") if value else f"UNKNOWN({number})"
 
 
-@lru_cache(maxsize=4)
-def load(schemas_dir: Path = DEFAULT_SCHEMAS_DIR) -> RedirectMessages:
+@lru_cache(maxsize=8)
+def _pool(proto: str, schemas_dir: Path) -> descriptor_pool.DescriptorPool:
+    """The descriptor pool of one proto file of schemas/ and its imports (compiled by protoc)."""
     from grpc_tools import protoc
 
-    if not (schemas_dir / REDIRECTS_PROTO).is_file():
+    if not (schemas_dir / proto).is_file():
         raise RuntimeError(
-            f"{schemas_dir / REDIRECTS_PROTO} not found: the adapters read message types from the "
+            f"{schemas_dir / proto} not found: the adapters read message types from the "
             "repository's schemas/ directory; set CHEETAH_SCHEMAS to it"
         )
     with tempfile.TemporaryDirectory() as tmp:
-        out = Path(tmp) / "redirects.pb"
-        status = protoc.main(["protoc", f"-I{schemas_dir}", f"--descriptor_set_out={out}", "--include_imports", REDIRECTS_PROTO])
+        out = Path(tmp) / "messages.pb"
+        status = protoc.main(["protoc", f"-I{schemas_dir}", f"--descriptor_set_out={out}", "--include_imports", proto])
         if status != 0:
-            raise RuntimeError(f"protoc failed ({status}) on {schemas_dir / REDIRECTS_PROTO}")
+            raise RuntimeError(f"protoc failed ({status}) on {schemas_dir / proto}")
         files = descriptor_pb2.FileDescriptorSet.FromString(out.read_bytes())
     pool = descriptor_pool.DescriptorPool()
     for file in files.file:
         pool.Add(file)
+    return pool
 
-    def message(name: str) -> Any:
-        return message_factory.GetMessageClass(pool.FindMessageTypeByName(f"cheetah.v1.{name}"))
 
+def message_class(proto: str, name: str, schemas_dir: Path = DEFAULT_SCHEMAS_DIR) -> Any:
+    """The class of message cheetah.v1.NAME declared in schemas/PROTO."""
+    return message_factory.GetMessageClass(_pool(proto, schemas_dir).FindMessageTypeByName(f"cheetah.v1.{name}"))
+
+
+@lru_cache(maxsize=4)
+def load(schemas_dir: Path = DEFAULT_SCHEMAS_DIR) -> RedirectMessages:
+    pool = _pool(REDIRECTS_PROTO, schemas_dir)
     return RedirectMessages(
-        command=message("RedirectCommand"),
-        ack=message("RedirectAck"),
+        command=message_class(REDIRECTS_PROTO, "RedirectCommand", schemas_dir),
+        ack=message_class(REDIRECTS_PROTO, "RedirectAck", schemas_dir),
         action=pool.FindEnumTypeByName("cheetah.v1.RedirectAction"),
         status=pool.FindEnumTypeByName("cheetah.v1.AckStatus"),
     )

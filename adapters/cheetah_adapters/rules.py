@@ -50,6 +50,7 @@ class Rule:
     path: str
     rate_limit_bps: float
     expires_ms: int
+    rwnd_bytes: int = 0  # RWND_CAP: the receiver's port buffer (0: the adapter reads its queue's limit)
 
 
 def _network(raw: bytes, length: int, side: str) -> IPNetwork | None:
@@ -100,4 +101,5 @@ def rule_of(command: Any, action: str) -> Rule:
         path=command.path,
         rate_limit_bps=command.rate_limit_bps,
         expires_ms=command.expires_ms,
+        rwnd_bytes=command.rwnd_bytes,
     )

@@ -145,27 +145,29 @@ int main(int argc, char **argv)
 	libbpf_set_strict_mode(LIBBPF_STRICT_ALL);
 	if (pin && (rc = ensure_pin_dir(pin)) < 0)
 		return fail("pin directory (needs a bpf filesystem)", rc);
-	if ((rc = enter_netns(netns)) < 0)
-		return fail("entering the network namespace", rc);
-	ifindex = if_nametoindex(interface);
-	if (!ifindex)
-		return fail("interface", errno);
-
+	rc = enter_netns(netns);
+	ifindex = rc < 0 ? 0 : if_nametoindex(interface);
 	if (!strcmp(cmd, "detach")) {
-		int a = detach_one(ifindex, BPF_TC_INGRESS), b = detach_one(ifindex, BPF_TC_EGRESS);
+		/* A namespace or interface that is gone took the programs with it: only the pins are left. */
+		int a = ifindex ? detach_one(ifindex, BPF_TC_INGRESS) : 0;
+		int b = ifindex ? detach_one(ifindex, BPF_TC_EGRESS) : 0;
 		char path[600];
 
-		if (a < 0 || b < 0)
-			return fail("detaching", a < 0 ? a : b);
 		for (unsigned i = 0; pin && i < sizeof(MAPS) / sizeof(*MAPS); i++) {
 			snprintf(path, sizeof(path), "%s/%s", pin, MAPS[i]);
 			unlink(path);
 		}
 		if (pin)
 			rmdir(pin);
-		printf("{\"event\":\"detached\",\"interface\":\"%s\"}\n", interface);
+		if (a < 0 || b < 0)
+			return fail("detaching", a < 0 ? a : b);
+		printf("{\"event\":\"detached\",\"interface\":\"%s\",\"present\":%s}\n", interface, ifindex ? "true" : "false");
 		return 0;
 	}
+	if (rc < 0)
+		return fail("entering the network namespace", rc);
+	if (!ifindex)
+		return fail("interface", errno);
 
 	struct bpf_object *obj = bpf_object__open_file(object, 0);
 	struct bpf_map *map;

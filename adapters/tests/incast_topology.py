@@ -14,8 +14,12 @@ import secrets
 import socket
 import subprocess
 from dataclasses import dataclass
+from typing import Iterator
+
+import pytest
 
 from cheetah_adapters.incast.qdisc import in_netns
+from tests.conftest import require_tool
 from tests.namespaces import sh
 
 FAKE_R, FAKE_X = "10.78.1.50", "10.78.2.50"
@@ -87,3 +91,14 @@ def make_topology() -> Topology:
         t.delete()
         raise
     return t
+
+
+@pytest.fixture
+def topology() -> Iterator[Topology]:
+    """Imported by the incast tests: a fresh topology per test, deleted after it."""
+    require_tool("tc", "iproute2")
+    t = make_topology()
+    try:
+        yield t
+    finally:
+        t.delete()

@@ -18,7 +18,7 @@ def cli(*args: str) -> subprocess.CompletedProcess[str]:
 def test_help_names_every_target_and_example() -> None:
     done = cli("--help")
     assert done.returncode == 0
-    for word in ("--target {tc,flowspec,openflow}", "--interface", "--gobgp-api", "--switch", "examples:", "mode 0600"):
+    for word in ("--target {tc,flowspec,openflow,incast}", "--interface", "--gobgp-api", "--switch", "--mss", "examples:", "mode 0600"):
         assert word in done.stdout
 
 
@@ -30,6 +30,8 @@ def test_bad_inputs_are_explained(tmp_path: Path) -> None:
     rates = cli("--target", "tc", *base, "--interface", "x", "--rate", "10mbit", "--scavenger-rate", "20mbit")
     assert rates.returncode == 2 and "must be below --rate" in rates.stderr
     os.chmod(keys, 0o640)
+    no_port = cli("--target", "incast", *base)
+    assert no_port.returncode == 2 and "--target incast needs --interface" in no_port.stderr
     exposed = cli("--target", "tc", *base, "--interface", "x")
     assert exposed.returncode == 2 and "chmod 600" in exposed.stderr
 
@@ -42,6 +44,6 @@ def test_targets_come_from_the_one_registry() -> None:
 
     p = parser()
     target_action = next(a for a in p._actions if a.dest == "target")
-    assert sorted(target_action.choices) == sorted(TARGETS) == ["flowspec", "openflow", "tc"]
+    assert sorted(target_action.choices) == sorted(TARGETS) == ["flowspec", "incast", "openflow", "tc"]
     titles = {g.title for g in p._action_groups}
     assert {t.title for t in TARGETS.values()} <= titles

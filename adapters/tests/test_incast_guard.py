@@ -22,7 +22,7 @@ import pytest
 
 from cheetah_adapters.incast.guard import BIN, PIN_ROOT, Guard
 from tests.conftest import require_tool
-from tests.incast_topology import FAKE6_R, FAKE6_X, FAKE_R, FAKE_X, Topology, make_topology
+from tests.incast_topology import FAKE6_R, FAKE6_X, FAKE_R, FAKE_X, Topology, topology  # noqa: F401 (fixture)
 from tests.namespaces import sh
 
 SYN, ACK, FIN, RST, PSH = 0x02, 0x10, 0x01, 0x04, 0x08
@@ -173,16 +173,6 @@ def segment_of(packet: bytes) -> tuple[str, str, bytes]:
 def window_and_checksum_ok(packet: bytes) -> tuple[int, bool]:
     src, dst, segment = segment_of(packet)
     return struct.unpack("!H", segment[14:16])[0], ones_complement(pseudo_header(src, dst, len(segment)) + segment) == 0xFFFF
-
-
-@pytest.fixture
-def topology() -> Iterator[Topology]:
-    require_tool("tc", "iproute2")
-    t = make_topology()
-    try:
-        yield t
-    finally:
-        t.delete()
 
 
 @pytest.fixture

@@ -108,12 +108,18 @@ class Guard:
         self.stop_watch()
         for m in (self.settings, self.counters, self.port, self.conns):
             m.close()
-        args = [str(BIN / "cheetah-incast-guard"), "detach", "--interface", self.interface, "--pin", str(self.pin_dir)]
-        if self.netns:
-            args += ["--netns", self.netns]
+        Guard.detach_port(self.interface, self.netns, self.pin_dir)
+
+    @staticmethod
+    def detach_port(interface: str, netns: str = "", pin_dir: Path | None = None, bin_dir: Path = BIN) -> None:
+        """Removes the guard from a port (and its pins), whether or not a Guard holds it."""
+        pin = pin_dir or Guard.pin_dir_for(interface, netns)
+        args = [str(bin_dir / "cheetah-incast-guard"), "detach", "--interface", interface, "--pin", str(pin)]
+        if netns:
+            args += ["--netns", netns]
         done = subprocess.run(args, capture_output=True, text=True, timeout=60)
         if done.returncode != 0:
-            raise GuardError(f"detaching the incast guard from {self.interface} failed: {done.stderr.strip()}")
+            raise GuardError(f"detaching the incast guard from {interface} failed: {done.stderr.strip()}")
 
     # --- receivers ------------------------------------------------------------------------------
 

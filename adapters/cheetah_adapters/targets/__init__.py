@@ -7,7 +7,7 @@ this list.
 
 from __future__ import annotations
 
-from cheetah_adapters.targets import flowspec, openflow, tc
+from cheetah_adapters.targets import flowspec, incast, openflow, tc
 from cheetah_adapters.targets.device import Target
 
-TARGETS: dict[str, Target] = {t.name: t for t in (tc.TARGET, flowspec.TARGET, openflow.TARGET)}
+TARGETS: dict[str, Target] = {t.name: t for t in (tc.TARGET, flowspec.TARGET, openflow.TARGET, incast.TARGET)}

@@ -139,8 +139,8 @@ def check_rates(config: TcConfig) -> None:
 
 
 def _add_arguments(g: argparse._ArgumentGroup) -> None:
-    g.add_argument("--interface", help="the egress interface to shape (required for tc)")
-    g.add_argument("--netns", default="", help="network namespace of the interface (tc -n)")
+    g.add_argument("--interface", help="tc: the egress interface to shape; incast: the receiver's access port (required for both)")
+    g.add_argument("--netns", default="", help="network namespace of the interface (tc and incast)")
     g.add_argument("--rate", default="1gbit", help="link rate C for the HTB root, tc units (default 1gbit)")
     g.add_argument("--scavenger-rate", default="8mbit", help="the scavenger class's guaranteed rate (default 8mbit); it borrows up to C")
     g.add_argument("--replace-qdisc", action="store_true", help="replace a root qdisc this adapter did not make")
