@@ -157,7 +157,11 @@ def _has_code(statement: str) -> bool:
 
 
 def applied_versions(client: SqlClient, replication: Replication | None = None) -> dict[int, str]:
-    client.query(rewrite(SCHEMA_MIGRATIONS_DDL, replication))
+    ddl = rewrite(SCHEMA_MIGRATIONS_DDL, replication)
+    try:
+        client.query(ddl)
+    except WarehouseError as exc:
+        raise WarehouseError(f"creating the ledger failed at `{ddl.strip().splitlines()[0]}`: {exc}") from None
     rows = client.query("SELECT version, checksum FROM schema_migrations FINAL ORDER BY version").decode()
     result: dict[int, str] = {}
     for line in rows.splitlines():
