@@ -43,14 +43,14 @@ def empty_warehouse(tmp_path):
     w.stop()
 
 
-def run_step(url: str, secret) -> subprocess.CompletedProcess[str]:
+def run_step(url: str, secret, **extra_env: str) -> subprocess.CompletedProcess[str]:
     env = {**os.environ,
            "PATH": f"{os.path.dirname(sys.executable)}{os.pathsep}{os.environ['PATH']}",
            "PYTHONPATH": str(ROOT / "clickhouse" / "warehouse"),
            "CHEETAH_CLICKHOUSE_URL": url.rstrip("/") + "/",
            "CHEETAH_CLICKHOUSE_DATABASE": "default",
            "CHEETAH_CLICKHOUSE_PASSWORD_FILE": str(secret),
-           "CHEETAH_KAFKA_BROKERS": BROKERS}
+           "CHEETAH_KAFKA_BROKERS": BROKERS, **extra_env}
     return subprocess.run(["bash", str(SCRIPT)], env=env, capture_output=True, text=True, timeout=240)
 
 
@@ -82,3 +82,15 @@ def test_a_missing_secret_is_a_clear_error(empty_warehouse, tmp_path):
     out = run_step(empty_warehouse.url, tmp_path / "absent")
     assert out.returncode == 1
     assert "the secret clickhouse_admin_password is missing or empty" in out.stderr
+
+
+def test_the_replicated_mode_reaches_the_runner(empty_warehouse, tmp_path):
+    """CHEETAH_CLICKHOUSE_ON_CLUSTER (the Helm chart's clickhouse.replicated) makes the step run
+    `migrate --replicated --on-cluster`: its first statement, the ledger's, is sent ON CLUSTER with
+    a Replicated* engine, which this one-server engine, with no {cluster} macro, refuses. (The
+    replicated migrations on a real ZooKeeper: clickhouse/warehouse/tests/test_replicated_migrations.py.)"""
+    secret = tmp_path / "clickhouse_admin_password"
+    secret.write_text(PASSWORD + "\n")
+    out = run_step(empty_warehouse.url, secret, CHEETAH_CLICKHOUSE_ON_CLUSTER="{cluster}")
+    assert out.returncode != 0 and "No macro 'cluster'" in out.stderr, out.stderr
+    assert "CREATE TABLE IF NOT EXISTS schema_migrations ON CLUSTER '{cluster}'" in out.stderr, out.stderr

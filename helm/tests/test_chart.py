@@ -12,7 +12,7 @@ import yaml
 
 import gen_chart_data
 import validate
-from conftest import CHART, ROOT, RENDERINGS, helm, of_kind, render_text
+from conftest import CHART, ROOT, RENDERINGS, helm, of_kind, render, render_text
 
 MANIFEST = yaml.safe_load((ROOT / "schemas" / "topics.yaml").read_text())["topics"]
 DEFAULTS = yaml.safe_load((CHART / "values.yaml").read_text())
@@ -198,9 +198,47 @@ def test_clickhouse_the_dashboards_profile_is_that_of_users_d(rendered):
     assert keeper["spec"]["configuration"]["clusters"][0]["layout"]["replicasCount"] == 3
 
 
-def test_clickhouse_replicas_are_refused_until_the_migrations_write_replicated_tables():
-    p = helm("template", "cheetah", str(CHART), "--kube-version", "1.37.0", "--set", "clickhouse.replicas=2", check=False)
-    assert p.returncode != 0 and "Replicated*MergeTree" in p.stderr
+def test_clickhouse_what_is_not_supported_is_refused_with_a_reason():
+    def refused(*sets: str) -> str:
+        args = [a for kv in sets for a in ("--set", kv)]
+        p = helm("template", "cheetah", str(CHART), "--kube-version", "1.37.0", *args, check=False)
+        assert p.returncode != 0, sets
+        return p.stderr
+
+    # More replicas than one without replicated tables: each would keep only what it consumed.
+    assert "clickhouse.replicas=2 needs clickhouse.replicated=true" in refused("clickhouse.replicas=2")
+    # More shards: no Distributed tables, replicated or not.
+    for extra in ((), ("clickhouse.replicated=true",)):
+        assert "clickhouse.shards=2: only 1 shard is supported" in refused("clickhouse.shards=2", *extra)
+    assert "clickhouse.replicas=0: at least 1" in refused("clickhouse.replicas=0")
+
+
+def migrate_env(objs: list[dict]) -> dict[str, str]:
+    job = of_kind(objs, "Job")["cheetah-clickhouse-migrate"]
+    return {e["name"]: e.get("value") for e in job["spec"]["template"]["spec"]["containers"][0]["env"]}
+
+
+def test_clickhouse_replicas_with_replicated_tables(rendered):
+    # Production: 2 replicas of one shard, the migrations Job in replicated mode ON CLUSTER.
+    chi = of_kind(rendered["production"], "ClickHouseInstallation")["cheetah"]
+    (cluster,) = chi["spec"]["configuration"]["clusters"]
+    assert cluster["layout"] == {"shardsCount": 1, "replicasCount": 2}
+    assert PRODUCTION["clickhouse"]["replicas"] == 2 and PRODUCTION["clickhouse"]["replicated"] is True
+    # Replication goes through the Keeper the chart deploys.
+    keeper = of_kind(rendered["production"], "ClickHouseKeeperInstallation")["cheetah-keeper"]
+    assert chi["spec"]["configuration"]["zookeeper"]["nodes"] == [{"host": "keeper-cheetah-keeper", "port": 2181}]
+    assert keeper["spec"]["configuration"]["clusters"][0]["layout"]["replicasCount"] == 3
+    # The operator's {cluster} macro, sent verbatim to the runner (migrate.sh: --replicated --on-cluster).
+    assert migrate_env(rendered["production"])["CHEETAH_CLICKHOUSE_ON_CLUSTER"] == "{cluster}"
+    script = (ROOT / "deploy" / "docker" / "tools" / "migrate.sh").read_text()
+    assert '--replicated --on-cluster "$CHEETAH_CLICKHOUSE_ON_CLUSTER"' in script
+    # The defaults: one server, tables as written, no ON CLUSTER.
+    assert "CHEETAH_CLICKHOUSE_ON_CLUSTER" not in migrate_env(rendered["defaults"])
+    chi = of_kind(rendered["defaults"], "ClickHouseInstallation")["cheetah"]
+    assert chi["spec"]["configuration"]["clusters"][0]["layout"] == {"shardsCount": 1, "replicasCount": 1}
+    # Replicated with one replica is allowed (ready to add replicas later).
+    one = render("--set", "clickhouse.replicated=true")
+    assert migrate_env(one)["CHEETAH_CLICKHOUSE_ON_CLUSTER"] == "{cluster}"
 
 
 def test_the_migrations_job_runs_the_warehouse_runner_against_the_server(rendered):

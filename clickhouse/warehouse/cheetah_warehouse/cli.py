@@ -13,6 +13,7 @@ from .embedded import EmbeddedEngine, EngineConfig, data_directory_owner
 from .consumer import DEFAULT_MAX_BATCH_RECORDS
 from .errors import DataDirectoryLocked, QueryError, WarehouseError
 from .kafka_tables import NO_BROKER, apply_held, drop_kafka_tables
+from .replication import parse as parse_replication
 
 PROG = "python -m cheetah_warehouse"
 
@@ -153,6 +154,17 @@ def build_parser() -> argparse.ArgumentParser:
     target.add_argument("--data", type=Path, metavar="DIR", help="data directory, when no serve owns it")
     _add_kafka_options(migrate, required=False)
     _add_schemas_option(migrate)
+    migrate.add_argument(
+        "--replicated", action="store_true",
+        help="with --url: create every MergeTree-family table as its Replicated* engine, ZooKeeper path "
+        "'/clickhouse/tables/{shard}/{database}/{table}', replica '{replica}' (server macros); the ledger "
+        "schema_migrations too (clickhouse/README.md, \"Migrations\")",
+    )
+    migrate.add_argument(
+        "--on-cluster", metavar="CLUSTER",
+        help="with --replicated: run every CREATE, DROP and ALTER ON CLUSTER CLUSTER, e.g. '{cluster}' "
+        "(the macro Altinity's operator defines), so that every replica gets every table, view and Kafka table",
+    )
 
     wait = sub.add_parser(
         "wait",
@@ -362,9 +374,12 @@ def _run(args: argparse.Namespace) -> int:
         return 0
 
     if args.command == "migrate":
+        replication = parse_replication(args.replicated, args.on_cluster)
+        if replication is not None and not args.url:
+            raise WarehouseError("--replicated needs --url: a data directory is one server, its tables are never replicated")
         if args.url:
             # A server's Kafka tables consume only once every pending migration is applied (kafka_tables.py).
-            apply_held(HttpClient(args.url), args.migrations, _kafka_values(args))
+            apply_held(HttpClient(args.url), args.migrations, _kafka_values(args), replication=replication)
         else:
             args.data.mkdir(parents=True, exist_ok=True)
             with _open_data_dir(args.data, args.schemas) as engine:

@@ -56,6 +56,9 @@ class EngineConfig:
     data_dir: Path
     schemas_dir: Path
     log_level: str = "warning"
+    # More server-level elements for the config file, inside <clickhouse> (XML, used as given):
+    # e.g. <zookeeper> and <macros> for replicated tables (tests/test_replicated_migrations.py).
+    extra_config: str = ""
 
 
 @dataclass(frozen=True)
@@ -100,7 +103,7 @@ def render_server_config(config: EngineConfig) -> str:
     <!-- An insert written again with the same insert_deduplication_token is skipped (consumer.py). -->
     <non_replicated_deduplication_window>{DEDUPLICATION_WINDOW}</non_replicated_deduplication_window>
   </merge_tree>
-</clickhouse>
+{config.extra_config}</clickhouse>
 """
 
 
@@ -139,6 +142,7 @@ class EmbeddedEngine:
             data_dir=config.data_dir.expanduser().resolve(),
             schemas_dir=config.schemas_dir.expanduser().resolve(),
             log_level=config.log_level,
+            extra_config=config.extra_config,
         )
         self._state = _State()
 

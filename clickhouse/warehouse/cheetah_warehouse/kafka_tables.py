@@ -17,6 +17,9 @@ So ``migrate --url`` (``apply_held``) creates them on ``NO_BROKER`` too and, onc
 migration is applied, creates exactly the held ones again on the real brokers: the migration's
 own definition read back from ``system.tables`` with only the broker list replaced (the Kafka
 engine has no ALTER), so columns, settings and consumer group stay as the migration declared.
+In replicated mode the drop and the creation go through the same rule as the migrations
+(``replication.py``: ON CLUSTER), so every replica's Kafka table is released, each keeping the
+one consumer group: the replicas split the topic's partitions between them.
 """
 
 from __future__ import annotations
@@ -28,6 +31,7 @@ from typing import Callable, Mapping
 
 from . import migrations
 from .clients import SqlClient
+from .replication import Replication, rewrite
 
 NO_BROKER = "127.0.0.1:9"  # the discard port, closed: {{kafka_brokers}} of the migrations of a data directory
 
@@ -53,20 +57,21 @@ def apply_held(
     directory: Path,
     given: Mapping[str, str | None],
     log: Callable[[str], None] = lambda line: print(line, file=sys.stderr),
+    replication: Replication | None = None,
 ) -> list[migrations.Migration]:
     """Apply pending migrations to a server with their Kafka tables held; then release them."""
     brokers = given.get("kafka_brokers")
     if brokers is None or brokers == NO_BROKER:  # nothing to hold (without it a migration needing it fails naming --kafka-brokers)
-        return migrations.apply(client, directory, given, log)
+        return migrations.apply(client, directory, given, log, replication)
     migrations.resolve_variables(given)  # refuse a bad broker list before anything is created
-    applied = migrations.apply(client, directory, {**given, "kafka_brokers": NO_BROKER}, log)
-    released = release_held_kafka_tables(client, brokers)
+    applied = migrations.apply(client, directory, {**given, "kafka_brokers": NO_BROKER}, log, replication)
+    released = release_held_kafka_tables(client, brokers, replication)
     if released:
         log(f"{len(released)} Kafka engine table(s) created by the migrations now consume from {brokers}")
     return applied
 
 
-def release_held_kafka_tables(client: SqlClient, brokers: str) -> list[str]:
+def release_held_kafka_tables(client: SqlClient, brokers: str, replication: Replication | None = None) -> list[str]:
     """Create every Kafka table of the current database that points at ``NO_BROKER`` again on
     ``brokers`` (also those a failed earlier run left held); return their names."""
     rows = client.query(
@@ -79,7 +84,8 @@ def release_held_kafka_tables(client: SqlClient, brokers: str) -> list[str]:
         name, ddl = line.split("\t", 1)
         if not _HELD.search(ddl):
             continue
-        client.query(f"DROP TABLE {name} SYNC")
-        client.query(_HELD.sub(lambda m: m.group(1) + migrations.sql_literal_value(brokers) + "'", ddl, count=1))
+        client.query(rewrite(f"DROP TABLE {name} SYNC", replication))
+        released_ddl = _HELD.sub(lambda m: m.group(1) + migrations.sql_literal_value(brokers) + "'", ddl, count=1)
+        client.query(rewrite(released_ddl, replication))
         released.append(name)
     return released

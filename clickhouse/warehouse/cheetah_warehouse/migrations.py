@@ -5,6 +5,9 @@ are the only per-deployment values (clickhouse/README.md), plus ``{{database}}``
 database being migrated. Applied files are
 recorded in ``schema_migrations``; applying again is a no-op. Files are
 append-only: a change to an applied file is reported, never re-applied.
+
+In replicated mode (``replication``) every statement, the ledger's too, is sent as the one rule
+of ``replication.py`` rewrites it: Replicated* engines, and ON CLUSTER when a cluster is named.
 """
 
 from __future__ import annotations
@@ -18,6 +21,7 @@ from typing import Callable, Mapping
 
 from .clients import SqlClient
 from .errors import WarehouseError
+from .replication import Replication, rewrite
 
 FILE_NAME = re.compile(r"^(\d{4})_([a-z0-9_]+)\.sql$")
 TEMPLATE_VARIABLE = re.compile(r"\{\{\s*([a-z_][a-z0-9_]*)\s*\}\}")
@@ -152,8 +156,12 @@ def _has_code(statement: str) -> bool:
     return bool(without_comments.strip())
 
 
-def applied_versions(client: SqlClient) -> dict[int, str]:
-    client.query(SCHEMA_MIGRATIONS_DDL)
+def applied_versions(client: SqlClient, replication: Replication | None = None) -> dict[int, str]:
+    ddl = rewrite(SCHEMA_MIGRATIONS_DDL, replication)
+    try:
+        client.query(ddl)
+    except WarehouseError as exc:
+        raise WarehouseError(f"creating the ledger failed at `{ddl.strip().splitlines()[0]}`: {exc}") from None
     rows = client.query("SELECT version, checksum FROM schema_migrations FINAL ORDER BY version").decode()
     result: dict[int, str] = {}
     for line in rows.splitlines():
@@ -167,14 +175,16 @@ def apply(
     directory: Path,
     given: Mapping[str, str | None],
     log: Callable[[str], None] = lambda line: print(line, file=sys.stderr),
+    replication: Replication | None = None,
 ) -> list[Migration]:
-    """Apply pending migrations in order; return the ones applied now."""
+    """Apply pending migrations in order; return the ones applied now. ``replication``: the
+    replicated mode (``replication.py``), None for single-server tables."""
     migrations = discover(directory)
     variables = resolve_variables(given)
     # {{database}}: the database being migrated, for names that are not qualified at creation
     # (a dictionary named inside a view's query). Never given by the user.
     variables["database"] = client.query("SELECT currentDatabase()").decode().strip()
-    done = applied_versions(client)
+    done = applied_versions(client, replication)
     applied_now: list[Migration] = []
     for migration in migrations:
         if migration.version in done:
@@ -185,6 +195,7 @@ def apply(
                 )
             continue
         for statement in split_statements(render(migration, variables)):
+            statement = rewrite(statement, replication)
             try:
                 client.query(statement)
             except WarehouseError as exc:
