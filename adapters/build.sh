@@ -26,16 +26,13 @@ else
   printf '%s' "$GOBGP_VERSION" > "$stamp"
 fi
 src="$HERE/incast_bpf"
-sum="$(cat "$src"/*.c "$src"/*.h "$0" | sha256sum | cut -c1-16)"
+sum="$(cat "$src"/*.c "$src"/*.h "$src"/build.sh | sha256sum | cut -c1-16)"
 if [ -f "$OUT/incast_guard.bpf.o" ] && [ -x "$OUT/cheetah-incast-guard" ] && [ -f "$OUT/libincast_policy.so" ] \
     && [ "$(cat "$OUT/.incast-guard-sum" 2>/dev/null)" = "$sum" ]; then
   echo "==> adapters: incast guard already built in $OUT"
 else
   echo "==> adapters: building the incast guard (tc programs, loader, share policy) into $OUT"
-  clang-14 -O2 -g -Wall -Werror -target bpf -mcpu=v3 -I/usr/include/x86_64-linux-gnu \
-    -c "$src/guard.bpf.c" -o "$OUT/incast_guard.bpf.o"
-  cc -O2 -Wall -Werror -o "$OUT/cheetah-incast-guard" "$src/loader.c" -lbpf
-  cc -O2 -Wall -Werror -shared -fPIC -o "$OUT/libincast_policy.so" "$src/policy_lib.c"
+  bash "$src/build.sh" "$OUT"
   printf '%s' "$sum" > "$OUT/.incast-guard-sum"
 fi
 exec bash "$ROOT/scripts/python_component.sh" build "$HERE" "${CHEETAH_PYTHON:-$ROOT/.cheetah/venv/bin/python}" "$HERE/requirements.txt"

@@ -260,6 +260,15 @@ def test_optional_parts(rendered):
     assert {"cheetah-adapter-edge-rtr-1", "cheetah-snmp-poller"} <= set(deps)
     adapter = deps["cheetah-adapter-edge-rtr-1"]["spec"]["template"]["spec"]
     assert adapter["volumes"][0]["secret"]["secretName"] == "cheetah-redirect-keys"
+    assert "hostNetwork" not in adapter
+    # The incast guard: on the node's network, root with the BPF capabilities, the node's bpffs.
+    incast = deps["cheetah-adapter-tor-7-incast"]["spec"]["template"]["spec"]
+    assert incast["hostNetwork"] is True
+    container = incast["containers"][0]
+    assert container["args"][:2] == ["--target", "incast"] and container["args"][-4:] == ["--interface", "swp12", "--mss", "8948"]
+    assert container["securityContext"] == {"runAsUser": 0, "capabilities": {"add": ["NET_ADMIN", "BPF", "PERFMON", "SYS_ADMIN"]}}
+    assert {"name": "bpffs", "mountPath": "/sys/fs/bpf"} in container["volumeMounts"]
+    assert {"name": "bpffs", "hostPath": {"path": "/sys/fs/bpf", "type": "Directory"}} in incast["volumes"]
 
 
 def test_the_superset_values_use_the_charts_secret_and_service():
