@@ -273,6 +273,7 @@ public final class LatencyBenchmark {
     Watcher watcher = new Watcher(bootstrap, seen, failed);
     watcher.start();
     ProbeFeed probe = new ProbeFeed(bootstrap, failed);
+    long[] gc0 = gc();
     probe.start();
     feedNetflow(bootstrap, failed);
     probe.finish();
@@ -288,6 +289,7 @@ public final class LatencyBenchmark {
       Thread.sleep(100); // polling what the watcher has collected, not synchronising
     }
     watcher.finish();
+    long[] gc1 = gc();
     if (failed.get() != null) {
       throw new IllegalStateException("the feed or the watcher failed", failed.get());
     }
@@ -326,7 +328,8 @@ public final class LatencyBenchmark {
             String.format(
                 Locale.ROOT,
                 "SUMMARY latency phase=%s kind=%s starts=%d commands=%d p50_ms=%.1f p99_ms=%.1f"
-                    + " max_ms=%.1f min_ms=%.1f%s checkpoint_ms=%d rate=%d load1=%s",
+                    + " max_ms=%.1f min_ms=%.1f%s checkpoint_ms=%d rate=%d gc_count=%d gc_ms=%d"
+                    + " load1=%s",
                 phase,
                 kind,
                 detected,
@@ -338,11 +341,24 @@ public final class LatencyBenchmark {
                 fromTopic,
                 o.checkpointMs(),
                 o.rate(),
+                gc1[0] - gc0[0],
+                gc1[1] - gc0[1],
                 load));
       }
     }
     out.forEach(say);
     return out;
+  }
+
+  /** Garbage collections of this JVM (the whole stack runs in it) so far: {count, ms}. */
+  private static long[] gc() {
+    long n = 0;
+    long ms = 0;
+    for (var b : java.lang.management.ManagementFactory.getGarbageCollectorMXBeans()) {
+      n += Math.max(0, b.getCollectionCount());
+      ms += Math.max(0, b.getCollectionTime());
+    }
+    return new long[] {n, ms};
   }
 
   /** The q-quantile (nearest rank) of sorted values; NaN when there are none. */
