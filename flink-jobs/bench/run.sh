@@ -21,7 +21,7 @@
 #                                   (~12 min; ingest/goflow2/bench/ingest_rate.py --help)
 #   flink-jobs/bench/run.sh latency [options...]    detection -> command latency of redirects,
 #                                   NetFlow and probe cheetahs, the stack's five jobs in the
-#                                   MiniCluster, before (committed input) and now (~4 min;
+#                                   MiniCluster, before (committed input) and now (~5 min;
 #                                   `latency --help`)
 #   flink-jobs/bench/run.sh all     jmh, e2e and analyze, in that order
 #
