@@ -19,6 +19,10 @@
 #                                   sent, ~4,900 datagrams/s) -> cheetah-goflow2 -> Kafka for S s (default 300):
 #                                   records on the topic, kernel drops; then the same to nfcapd -B
 #                                   (~12 min; ingest/goflow2/bench/ingest_rate.py --help)
+#   flink-jobs/bench/run.sh latency [options...]    detection -> command latency of redirects,
+#                                   NetFlow and probe cheetahs, the stack's five jobs in the
+#                                   MiniCluster, before (committed input) and now (~5 min;
+#                                   `latency --help`)
 #   flink-jobs/bench/run.sh all     jmh, e2e and analyze, in that order
 #
 # stdout: `FIGURE name value` lines (and `SUMMARY e2e k=v ...`), each followed by the load
@@ -112,6 +116,16 @@ run_e2e() {
   "${JVM[@]}" -Dlog4j2.configurationFile="$BENCH/log4j2-bench.xml" -cp "$cp" \
     net.cheetah.bench.EndToEndBenchmark "$@"
   printf '       load %s | %s\n' "$(load)" "flink-jobs/bench/run.sh e2e $*"
+}
+
+# --- detection -> command latency -----------------------------------------------------------
+run_latency() {
+  local cp; cp="$(bench_cp)"
+  case " $* " in *" --help "* | *" -h "*) ;; *) machine ;; esac
+  say "latency: the stack's jobs on an in-JVM broker and MiniCluster, fed live"
+  "${JVM[@]}" -Dlog4j2.configurationFile="$BENCH/log4j2-bench.xml" -cp "$cp" \
+    net.cheetah.bench.LatencyBenchmark "$@"
+  printf '       load %s | %s\n' "$(load)" "flink-jobs/bench/run.sh latency $*"
 }
 
 # --- the nfcapd archive ---------------------------------------------------------------------
@@ -321,11 +335,12 @@ case "$cmd" in
   adapters) "$PY" "$ROOT/adapters/bench/ack_latency.py" "$@" ;;
   cluster) run_cluster "$@" ;;
   ingest) run_ingest "$@" ;;
+  latency) run_latency "$@" ;;
   all)
     run_jmh
     run_e2e
     run_analyze
     ;;
-  help | -h | --help) sed -n '2,27p' "$0" | sed 's/^# \{0,1\}//' ;;
-  *) sed -n '2,27p' "$0" | sed 's/^# \{0,1\}//' >&2; die "unknown benchmark '$cmd'" ;;
+  help | -h | --help) sed -n '2,31p' "$0" | sed 's/^# \{0,1\}//' ;;
+  *) sed -n '2,31p' "$0" | sed 's/^# \{0,1\}//' >&2; die "unknown benchmark '$cmd'" ;;
 esac

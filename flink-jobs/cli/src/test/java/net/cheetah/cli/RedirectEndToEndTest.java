@@ -11,12 +11,16 @@ import java.util.Map;
 import java.util.Properties;
 import net.cheetah.core.Topics;
 import net.cheetah.core.flow.Address;
+import net.cheetah.jobs.CheetahJob;
 import net.cheetah.jobs.codec.Codec;
 import net.cheetah.jobs.redirects.RedirectKeys;
+import net.cheetah.runtime.FlinkRest;
 import net.cheetah.runtime.Wait;
 import net.cheetah.schemas.v1.CheetahEvent;
 import net.cheetah.schemas.v1.CheetahEventType;
 import net.cheetah.schemas.v1.DetectionSource;
+import net.cheetah.schemas.v1.FlowRecord;
+import net.cheetah.schemas.v1.FlowSource;
 import net.cheetah.schemas.v1.RedirectAction;
 import net.cheetah.schemas.v1.RedirectCommand;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
@@ -25,6 +29,7 @@ import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
 import org.junit.jupiter.api.Tag;
@@ -243,12 +248,201 @@ class RedirectEndToEndTest {
     }
   }
 
+  /**
+   * Neither kind of cheetah waits for the checkpoint that commits cheetahs.v1
+   * (docs/ARCHITECTURE.md, "Redirect commands"). With checkpoints every 5 minutes, a NetFlow
+   * cheetah the cheetah job detects in flows.v1 becomes a command while its START is still
+   * uncommitted on cheetahs.v1 (at or beyond the partition's last stable offset, which a
+   * read_committed consumer stops at); so does a probe cheetah written to that partition behind it,
+   * which a read_committed reader could not even see yet. An attempt during which a checkpoint
+   * completed proves nothing and is made again.
+   */
+  @Test
+  void commandsComeBeforeTheCheckpointThatCommitsTheirCheetah() throws Exception {
+    Tools tools = EndToEnd.tools();
+    Map<String, String> settings =
+        Map.of(
+            "redirects.link-devices", "esnet-a=r1," + EXPORTER + "=r2",
+            "flink.checkpoint-interval-ms", "300000",
+            // A small NetFlow cheetah (as in the isolation experiment): H = 2 MB in a 5 s interval;
+            // after 1 s without records, event time follows the wall clock.
+            "detection.h-bytes", "2e6",
+            "detection.interval-ms", "5000",
+            "detection.out-of-orderness-ms", "500",
+            "detection.idle-advance-ms", "1000");
+    try (Stack stack =
+        new Stack(
+            EndToEnd.config(settings),
+            tools,
+            dir.resolve("at-once"),
+            true,
+            s -> EndToEnd.say(TEST, s))) {
+      stack.start();
+      FlinkRest rest = new FlinkRest(stack.flinkUrl());
+      String cheetahJob =
+          rest.jobs().stream()
+              .filter(j -> j.name().equals(CheetahJob.NAME))
+              .findFirst()
+              .orElseThrow()
+              .id();
+      Properties p = new Properties();
+      p.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, stack.bootstrap());
+      p.put(ProducerConfig.ACKS_CONFIG, "all");
+      try (KafkaProducer<byte[], byte[]> producer =
+              new KafkaProducer<>(p, new ByteArraySerializer(), new ByteArraySerializer());
+          KafkaConsumer<byte[], byte[]> uncommitted = consumer(stack, "read_uncommitted");
+          KafkaConsumer<byte[], byte[]> committed = consumer(stack, "read_committed");
+          KafkaConsumer<byte[], byte[]> commands = consumer(stack, "read_committed")) {
+        List<TopicPartition> cheetahParts = partitions(uncommitted, Topics.CHEETAHS);
+        uncommitted.assign(cheetahParts);
+        uncommitted.seekToBeginning(cheetahParts);
+        List<TopicPartition> commandParts = partitions(commands, Topics.REDIRECTS_COMMANDS);
+        commands.assign(commandParts);
+        commands.seekToBeginning(commandParts);
+        for (int attempt = 1; ; attempt++) {
+          long checkpoints = rest.completedCheckpoints(cheetahJob);
+          int port = 40_000 + attempt;
+          long now = System.currentTimeMillis();
+          producer
+              .send(
+                  new ProducerRecord<>(
+                      Topics.FLOWS,
+                      0,
+                      ("flow-" + port).getBytes(StandardCharsets.UTF_8),
+                      flow(port, now).toByteArray()))
+              .get();
+          ConsumerRecord<byte[], byte[]> start =
+              Wait.forValue(
+                  "the NetFlow START of port " + port + " on " + Topics.CHEETAHS + ", uncommitted",
+                  Duration.ofMinutes(1),
+                  Duration.ofMillis(10),
+                  () -> {
+                    for (ConsumerRecord<byte[], byte[]> r :
+                        uncommitted.poll(Duration.ofMillis(100))) {
+                      CheetahEvent e = parse(r);
+                      if (e.getSource() == DetectionSource.DETECTION_SOURCE_NETFLOW
+                          && e.getType() == CheetahEventType.CHEETAH_EVENT_TYPE_START
+                          && e.getSrcPort() == port) {
+                        return java.util.Optional.of(r);
+                      }
+                    }
+                    return java.util.Optional.empty();
+                  });
+          String flowId = parse(start).getFlowId();
+          TopicPartition part = new TopicPartition(start.topic(), start.partition());
+          RedirectCommand netflow = awaitCommand(commands, flowId);
+          long stableAtNetflowCommand = committed.endOffsets(List.of(part)).get(part);
+
+          // A probe cheetah behind the open transaction on the same partition.
+          String probeFlow = "probe-behind-" + attempt;
+          producer
+              .send(
+                  new ProducerRecord<>(
+                      Topics.CHEETAHS,
+                      start.partition(),
+                      probeFlow.getBytes(StandardCharsets.UTF_8),
+                      event(probeFlow, CheetahEventType.CHEETAH_EVENT_TYPE_START, 1, "198.18.1.77")
+                          .toByteArray()))
+              .get();
+          RedirectCommand probe = awaitCommand(commands, probeFlow);
+          long stableAtProbeCommand = committed.endOffsets(List.of(part)).get(part);
+          if (rest.completedCheckpoints(cheetahJob) != checkpoints) {
+            EndToEnd.say(TEST, "a checkpoint completed during attempt " + attempt + ": again");
+            assertThat(attempt).as("attempts, each interrupted by a checkpoint").isLessThan(3);
+            continue;
+          }
+          assertThat(List.of(netflow.getDeviceId(), netflow.getLinkId()))
+              .containsExactly("r2", EXPORTER);
+          assertThat(List.of(probe.getDeviceId(), probe.getLinkId()))
+              .containsExactly("r1", "esnet-a");
+          // Both commands were out while the START (at start.offset()) was not committed.
+          assertThat(stableAtNetflowCommand).isLessThanOrEqualTo(start.offset());
+          assertThat(stableAtProbeCommand).isLessThanOrEqualTo(start.offset());
+          break;
+        }
+      }
+      EndToEnd.assertNoRestarts(stack);
+    }
+  }
+
+  /** A flows.v1 record of a NetFlow cheetah exported by {@link #EXPORTER}: 20 MB in 3 s. */
+  private static FlowRecord flow(int srcPort, long now) {
+    return FlowRecord.newBuilder()
+        .setExporter(Codec.addr(Address.parse(EXPORTER)))
+        .setSource(FlowSource.FLOW_SOURCE_NETFLOW_V9)
+        .setReceivedMs(now)
+        .setStartMs(now - 4_000)
+        .setEndMs(now - 1_000)
+        .setSrcAddr(Codec.addr(Address.parse("198.18.3.10")))
+        .setDstAddr(Codec.addr(Address.parse("198.18.4.20")))
+        .setSrcPort(srcPort)
+        .setDstPort(2811)
+        .setProto(6)
+        .setBytes(20_000_000)
+        .setPackets(14_000)
+        .setSamplingRate(1)
+        .setEtype(0x0800)
+        .build();
+  }
+
+  private static KafkaConsumer<byte[], byte[]> consumer(Stack stack, String isolation) {
+    Properties c = new Properties();
+    c.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, stack.bootstrap());
+    c.put(ConsumerConfig.ISOLATION_LEVEL_CONFIG, isolation);
+    c.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, "false");
+    return new KafkaConsumer<>(c, new ByteArrayDeserializer(), new ByteArrayDeserializer());
+  }
+
+  private static List<TopicPartition> partitions(KafkaConsumer<byte[], byte[]> c, String topic) {
+    return c.partitionsFor(topic).stream()
+        .map(pi -> new TopicPartition(topic, pi.partition()))
+        .toList();
+  }
+
+  private static CheetahEvent parse(ConsumerRecord<byte[], byte[]> r) {
+    try {
+      return CheetahEvent.parseFrom(r.value());
+    } catch (com.google.protobuf.InvalidProtocolBufferException e) {
+      throw new AssertionError("undecodable cheetah event at " + r.offset(), e);
+    }
+  }
+
+  /** The first add command for {@code flowId}. */
+  private static RedirectCommand awaitCommand(KafkaConsumer<byte[], byte[]> c, String flowId) {
+    return Wait.forValue(
+        "the command for " + flowId + " on " + Topics.REDIRECTS_COMMANDS,
+        Duration.ofMinutes(1),
+        Duration.ofMillis(10),
+        () -> {
+          for (ConsumerRecord<byte[], byte[]> r : c.poll(Duration.ofMillis(100))) {
+            try {
+              RedirectCommand x = RedirectCommand.parseFrom(r.value());
+              if (x.getCheetahFlowId().equals(flowId)
+                  && x.getAction() == RedirectAction.REDIRECT_ACTION_SCAVENGER) {
+                return java.util.Optional.of(x);
+              }
+            } catch (com.google.protobuf.InvalidProtocolBufferException e) {
+              throw new AssertionError("undecodable command", e);
+            }
+          }
+          return java.util.Optional.empty();
+        });
+  }
+
+  /**
+   * A cheetah event where its detector sends it for the redirect job: the probe's on cheetahs.v1,
+   * NetFlow ones on cheetahs.control.v1 (the cheetah job's at-once copy of its cheetahs.v1).
+   */
   private static void send(KafkaProducer<byte[], byte[]> producer, CheetahEvent e)
       throws Exception {
+    String topic =
+        e.getSource() == DetectionSource.DETECTION_SOURCE_NETFLOW
+            ? Topics.CHEETAHS_CONTROL
+            : Topics.CHEETAHS;
     producer
         .send(
             new ProducerRecord<>(
-                Topics.CHEETAHS, e.getFlowId().getBytes(StandardCharsets.UTF_8), e.toByteArray()))
+                topic, e.getFlowId().getBytes(StandardCharsets.UTF_8), e.toByteArray()))
         .get();
   }
 

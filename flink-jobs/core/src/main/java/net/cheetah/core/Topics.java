@@ -47,6 +47,9 @@ public final class Topics {
   /** cheetah/v1/cheetahs.proto:CheetahEvent, keyed by flow id. */
   public static final String CHEETAHS = "cheetahs.v1";
 
+  /** cheetah/v1/cheetahs.proto:CheetahEvent, keyed by flow id. */
+  public static final String CHEETAHS_CONTROL = "cheetahs.control.v1";
+
   /** cheetah/v1/flowsets.proto:Flowset, keyed by src/dst pair. */
   public static final String FLOWSETS = "flowsets.v1";
 
@@ -88,6 +91,7 @@ public final class Topics {
           SNMP_COUNTERS,
           TRANSFERS,
           CHEETAHS,
+          CHEETAHS_CONTROL,
           FLOWSETS,
           LINKS_STATS,
           THRESHOLDS,
@@ -107,7 +111,7 @@ public final class Topics {
 
   /** Written at least once: a record may come again (after a Flink restore). */
   public static final Set<String> AT_LEAST_ONCE =
-      Set.of(THRESHOLDS, REDIRECTS_COMMANDS, REDIRECTS_DECISIONS);
+      Set.of(CHEETAHS_CONTROL, THRESHOLDS, REDIRECTS_COMMANDS, REDIRECTS_DECISIONS);
 
   /** Kept at least this long whatever the configured retention. */
   public static final Map<String, Duration> MIN_RETENTION =

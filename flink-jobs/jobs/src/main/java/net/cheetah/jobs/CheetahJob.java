@@ -19,6 +19,8 @@ import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 
 /**
  * flows.v1 → cheetahs.v1 and flowsets.v1: stitching and the interval rule, then parallel flowsets.
+ * The cheetah events also go to cheetahs.control.v1 at once (at least once), the redirect job's
+ * input.
  *
  * <p>The flowset operator runs in this job, fed by the cheetah operator directly, so that its event
  * time is the flow stream's: cheetah events are sparse, and a job reading only cheetahs.v1 would
@@ -56,17 +58,26 @@ public final class CheetahJob implements StreamJob {
     DataStream<Flow> flows = checked.values();
     SingleOutputStreamOperator<CheetahEvent> events =
         CheetahPipeline.cheetahs(flows, s.config().detection());
-    events
-        .map(
-            e ->
-                new KeyedBytes(
-                    e.flowId().getBytes(StandardCharsets.UTF_8), Codec.toProto(e).toByteArray()))
-        .returns(TypeInformation.of(KeyedBytes.class))
-        .name("encode cheetahs.v1")
-        .uid("encode-cheetahs")
+    DataStream<KeyedBytes> encoded =
+        events
+            .map(
+                e ->
+                    new KeyedBytes(
+                        e.flowId().getBytes(StandardCharsets.UTF_8),
+                        Codec.toProto(e).toByteArray()))
+            .returns(TypeInformation.of(KeyedBytes.class))
+            .name("encode cheetahs.v1")
+            .uid("encode-cheetahs");
+    encoded
         .sinkTo(KafkaIO.exactlyOnceSink(s.bootstrap(), Topics.CHEETAHS, NAME + "-cheetahs"))
         .name("cheetahs.v1")
         .uid("cheetahs-sink");
+    // The same events at once, at least once, for the redirect job: a command must not wait for
+    // the checkpoint that commits cheetahs.v1 (docs/ARCHITECTURE.md, "Redirect commands").
+    encoded
+        .sinkTo(KafkaIO.atLeastOnceSink(s.bootstrap(), Topics.CHEETAHS_CONTROL))
+        .name(Topics.CHEETAHS_CONTROL)
+        .uid("cheetahs-control-sink");
     SingleOutputStreamOperator<Flowset> sets =
         CheetahPipeline.flowsets(events, s.config().detection());
     sets.map(f -> new KeyedBytes(pairKey(f), Codec.toProto(f).toByteArray()))

@@ -144,6 +144,11 @@ public final class FlinkRest {
     return jobs;
   }
 
+  /** Checkpoints the job has completed so far (0 before its first). */
+  public long completedCheckpoints(String jobId) {
+    return get("/jobs/" + jobId + "/checkpoints").path("counts").path("completed").asLong();
+  }
+
   /** Resource ids of the TaskManagers registered with the cluster. */
   public List<String> taskManagers() {
     List<String> ids = new ArrayList<>();

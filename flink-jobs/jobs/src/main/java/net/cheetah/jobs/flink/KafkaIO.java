@@ -31,9 +31,10 @@ public final class KafkaIO {
   private KafkaIO() {}
 
   /**
-   * Reads committed records only (producers are transactional). A job restored from a savepoint
-   * resumes from its offsets there; a job started without one resumes from its group's committed
-   * offsets (committed on checkpoints), and only a new group starts from the earliest record.
+   * Reads committed records only (producers are transactional; see {@link Isolation}). A job
+   * restored from a savepoint resumes from its offsets there; a job started without one resumes
+   * from its group's committed offsets (committed on checkpoints), and only a new group starts from
+   * the earliest record.
    */
   public static KafkaSource<KafkaRecord> source(String bootstrap, String topic, String groupId) {
     return source(bootstrap, topic, groupId, new RecordDeserializer());
@@ -46,12 +47,42 @@ public final class KafkaIO {
    */
   public static <T> KafkaSource<T> source(
       String bootstrap, String topic, String groupId, KafkaRecordDeserializationSchema<T> decoder) {
+    return source(bootstrap, topic, groupId, decoder, Isolation.COMMITTED);
+  }
+
+  /**
+   * Which records of a topic a source reads. A read_committed consumer stops at a partition's first
+   * open transaction, so on a topic that a transactional producer shares with plain producers (the
+   * probe's cheetahs on cheetahs.v1), the plain producers' records wait for that transaction's
+   * commit: {@link #ALL} reads them at once, and the decoder must drop what the transactional
+   * producer wrote (it may be aborted).
+   */
+  public enum Isolation {
+    COMMITTED("read_committed"),
+    ALL("read_uncommitted");
+
+    final String level;
+
+    Isolation(String level) {
+      this.level = level;
+    }
+  }
+
+  /**
+   * As {@link #source(String, String, String, KafkaRecordDeserializationSchema)}, any isolation.
+   */
+  public static <T> KafkaSource<T> source(
+      String bootstrap,
+      String topic,
+      String groupId,
+      KafkaRecordDeserializationSchema<T> decoder,
+      Isolation isolation) {
     return KafkaSource.<T>builder()
         .setBootstrapServers(bootstrap)
         .setTopics(topic)
         .setGroupId(groupId)
         .setStartingOffsets(OffsetsInitializer.committedOffsets(OffsetResetStrategy.EARLIEST))
-        .setProperty("isolation.level", "read_committed")
+        .setProperty("isolation.level", isolation.level)
         .setProperty("partition.discovery.interval.ms", "10000")
         .setDeserializer(decoder)
         .build();
@@ -71,9 +102,24 @@ public final class KafkaIO {
       Optional<WatermarkStrategy<T>> watermarks,
       Class<T> type,
       String uid) {
+    return checked(
+        env, bootstrap, topic, groupId, decoder, watermarks, type, uid, Isolation.COMMITTED);
+  }
+
+  /** As the other {@code checked}, reading the records {@code isolation} selects. */
+  public static <T> Checked<T> checked(
+      StreamExecutionEnvironment env,
+      String bootstrap,
+      String topic,
+      String groupId,
+      KafkaRecordDeserializationSchema<Either<KeyedBytes, T>> decoder,
+      Optional<WatermarkStrategy<T>> watermarks,
+      Class<T> type,
+      String uid,
+      Isolation isolation) {
     SingleOutputStreamOperator<T> values =
         env.fromSource(
-                source(bootstrap, topic, groupId, decoder),
+                source(bootstrap, topic, groupId, decoder, isolation),
                 watermarks.map(KafkaIO::<T>onValues).orElse(WatermarkStrategy.noWatermarks()),
                 topic)
             .uid(uid)
