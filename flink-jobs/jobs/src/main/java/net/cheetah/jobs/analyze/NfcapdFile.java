@@ -146,10 +146,50 @@ public final class NfcapdFile implements Closeable {
         blocks.add(new Block(pos, (int) bytes, (int) records, type));
         pos += BLOCK_HEADER_SIZE + bytes;
       }
-      return new NfcapdFile(file, ch, compression, blocks);
+      NfcapdFile f = new NfcapdFile(file, ch, compression, blocks);
+      f.checkAppendix(offAppendix, appendixBlocks, size);
+      return f;
     } catch (IOException | RuntimeException e) {
       ch.close();
       throw e;
+    }
+  }
+
+  /**
+   * The appendix (ident and statistics records) must be readable, as nfdump reads it on opening a
+   * file and reports it otherwise; its content is not needed.
+   */
+  private void checkAppendix(long offset, int count, long size) throws IOException {
+    long pos = offset;
+    for (int i = 0; i < count; i++) {
+      ByteBuffer h = read(channel, pos, BLOCK_HEADER_SIZE);
+      if (h.remaining() < BLOCK_HEADER_SIZE) {
+        throw new Unreadable(path, pos, "appendix block header cut short");
+      }
+      long records = Integer.toUnsignedLong(h.getInt(0));
+      long bytes = Integer.toUnsignedLong(h.getInt(4));
+      if (bytes == 0
+          || bytes > MAX_BLOCK
+          || records == 0
+          || pos + BLOCK_HEADER_SIZE + bytes > size) {
+        throw new Unreadable(
+            path, pos, "corrupt appendix block (" + records + " records, " + bytes + " bytes)");
+      }
+      Block b = new Block(pos, (int) bytes, (int) records, Short.toUnsignedInt(h.getShort(8)));
+      ByteBuffer p = payload(b);
+      int at = 0;
+      for (int r = 0; r < b.records(); r++) {
+        if (at + 4 > p.limit()) {
+          throw bad(b, at, "appendix record " + r + " beyond the block's end");
+        }
+        int type = Short.toUnsignedInt(p.getShort(at));
+        int rsize = Short.toUnsignedInt(p.getShort(at + 2));
+        if ((type != 0x8001 && type != 0x8002) || rsize < 4 || at + rsize > p.limit()) {
+          throw bad(b, at, "appendix record of type " + type + " and " + rsize + " bytes");
+        }
+        at += rsize;
+      }
+      pos += BLOCK_HEADER_SIZE + bytes;
     }
   }
 
