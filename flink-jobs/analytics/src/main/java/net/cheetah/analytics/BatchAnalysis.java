@@ -48,6 +48,14 @@ public final class BatchAnalysis {
   }
 
   /**
+   * Whether records of one flow key holding {@code totalBytes} bytes in all can give any event:
+   * {@link #cheetahs} of them emits nothing when not.
+   */
+  public boolean canBeCheetah(long totalBytes) {
+    return detector.canBeCheetah(totalBytes);
+  }
+
+  /**
    * The flowsets of one (src, dst) from the END events of its cheetahs (the first END per flow).
    */
   public List<Flowset> flowsets(Address src, Address dst, List<CheetahEvent> ends) {

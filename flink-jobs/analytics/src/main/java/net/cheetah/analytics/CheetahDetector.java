@@ -37,6 +37,15 @@ public final class CheetahDetector {
   }
 
   /**
+   * Whether records holding {@code totalBytes} bytes in all can make a cheetah at all: no interval
+   * can hold more than all of them, so fewer than H bytes in total never do (and {@link #onRecord}
+   * would emit nothing for them). Lets a batch skip most flows without stitching them.
+   */
+  public boolean canBeCheetah(long totalBytes) {
+    return totalBytes >= h;
+  }
+
+  /**
    * Event time from which {@code flow} has certainly ended: a continuation would start within G of
    * its end, and its record is exported at most one active timeout after that start.
    */

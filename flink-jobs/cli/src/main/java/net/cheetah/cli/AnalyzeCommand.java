@@ -22,7 +22,6 @@ import net.cheetah.core.flow.CheetahEvent;
 import net.cheetah.core.flow.Flow;
 import net.cheetah.core.flow.FlowKey;
 import net.cheetah.core.flow.Flowset;
-import net.cheetah.core.flow.Ids;
 import net.cheetah.jobs.ConfigOptions;
 import net.cheetah.jobs.analyze.AnalyzeCsv;
 import net.cheetah.jobs.analyze.ArchiveFlows;
@@ -283,7 +282,7 @@ final class AnalyzeCommand implements Callable<Integer> {
     for (int s = 0, g = 0; s < read.size(); s++) {
       ArchiveFlows a = read.get(s);
       for (int i = 0; i < a.size(part); i++, g++) {
-        order[g] = (keyHash(a.flow(part, i).key()) & ~indexMask) | g;
+        order[g] = (a.keyHash(part, i) & ~indexMask) | g;
       }
     }
     java.util.Arrays.sort(order);
@@ -305,19 +304,31 @@ final class AnalyzeCommand implements Callable<Integer> {
       while (to < n && (order[to] & ~indexMask) == hash) {
         to++;
       }
-      List<Flow> run = new ArrayList<>(to - from);
+      // Where each record of the run is: slice and index in it.
+      int[] slices = new int[to - from];
+      long total = 0;
       for (int i = from; i < to; i++) {
         int g = (int) (order[i] & indexMask);
-        int slice = java.util.Arrays.binarySearch(starts, g);
+        int s = java.util.Arrays.binarySearch(starts, g);
         // the last of equal starts (empty slices): the slice that holds g
-        if (slice < 0) {
-          slice = -slice - 2;
+        if (s < 0) {
+          s = -s - 2;
         } else {
-          while (slice + 1 < read.size() && starts[slice + 1] == g) {
-            slice++;
+          while (s + 1 < read.size() && starts[s + 1] == g) {
+            s++;
           }
         }
-        run.add(read.get(slice).flow(part, g - starts[slice]));
+        slices[i - from] = s;
+        total += read.get(s).bytes(part, g - starts[s]);
+      }
+      if (!analysis.canBeCheetah(total)) {
+        from = to; // fewer than H bytes under this hash: no record of it can make a cheetah
+        continue;
+      }
+      List<Flow> run = new ArrayList<>(to - from);
+      for (int i = from; i < to; i++) {
+        int s = slices[i - from];
+        run.add(read.get(s).flow(part, (int) (order[i] & indexMask) - starts[s]));
       }
       FlowKey first = run.get(0).key();
       if (run.stream().allMatch(f -> f.key().equals(first))) {
@@ -334,10 +345,5 @@ final class AnalyzeCommand implements Callable<Integer> {
     List<Flowset> sets = new ArrayList<>();
     byPair.forEach((pair, e) -> sets.addAll(analysis.flowsets(pair.get(0), pair.get(1), e)));
     return new Detected(ends, sets);
-  }
-
-  /** A 64-bit hash of the whole flow key (exporter and 5-tuple). */
-  private static long keyHash(FlowKey key) {
-    return Ids.mix(Ids.mix(key.exporter().hi(), key.exporter().lo()), key.tupleHash());
   }
 }

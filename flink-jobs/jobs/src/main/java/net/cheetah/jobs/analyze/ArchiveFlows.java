@@ -7,6 +7,7 @@ import java.util.function.Supplier;
 import net.cheetah.core.flow.Address;
 import net.cheetah.core.flow.Flow;
 import net.cheetah.core.flow.FlowKey;
+import net.cheetah.core.flow.Ids;
 import net.cheetah.jobs.codec.Codec;
 import net.cheetah.jobs.normalize.Normalizer;
 import net.cheetah.schemas.goflow2.FlowMessage;
@@ -17,15 +18,15 @@ import net.cheetah.schemas.goflow2.FlowMessage;
  * cheetah or a flowset needs is in one partition; refusals kept as rejected.txt lines ("reason:
  * detail | flow"). One instance per thread.
  *
- * <p>Accepted flows are kept as fixed-length rows of 12 longs in one array per partition (no object
- * per record: millions of them would be traced by every garbage collection) and made into {@link
- * Flow} objects again when the detection reads them.
+ * <p>Accepted flows are kept as fixed-length rows of 13 longs (the last: a 64-bit hash of the flow
+ * key) in one array per partition (no object per record: millions of them would be traced by every
+ * garbage collection) and made into {@link Flow} objects again when the detection reads them.
  */
 public final class ArchiveFlows {
   private static final Normalizer.Origin ORIGIN = new Normalizer.Origin("", 0, 0);
 
   private final Normalizer normalizer = new Normalizer("analyze");
-  private static final int STRIDE = 12;
+  private static final int STRIDE = 13;
 
   private final long[][] rows;
   private final int[] sizes;
@@ -103,7 +104,23 @@ public final class ArchiveFlows {
     r[at + 9] = f.bytes();
     r[at + 10] = f.packets();
     r[at + 11] = ((long) f.srcAs() << 32) | (f.dstAs() & 0xFFFF_FFFFL);
+    r[at + 12] = keyHash(k);
     sizes[p]++;
+  }
+
+  /** A 64-bit hash of the whole flow key (exporter and 5-tuple). */
+  public static long keyHash(FlowKey key) {
+    return Ids.mix(Ids.mix(key.exporter().hi(), key.exporter().lo()), key.tupleHash());
+  }
+
+  /** {@link #keyHash} of the {@code i}-th accepted flow of partition {@code p}. */
+  public long keyHash(int p, int i) {
+    return rows[p][i * STRIDE + 12];
+  }
+
+  /** Bytes of the {@code i}-th accepted flow of partition {@code p}. */
+  public long bytes(int p, int i) {
+    return rows[p][i * STRIDE + 9];
   }
 
   /** Accepted flows in partition {@code p}. */
