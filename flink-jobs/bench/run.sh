@@ -9,8 +9,8 @@
 #                                   [--baseline DIR]
 #                                   `cheetah analyze` vs nfdump on an nfcapd archive: 1m = 1.06M
 #                                   records in one file (~1 min, + ~3.5 min once to build it in
-#                                   .cheetah/bench/), 10m = ~10M records in many files (~5 min,
-#                                   + ~35 min once); --baseline DIR also times the analyze of
+#                                   .cheetah/bench/), 10m = that file 10 times (10.6M records in
+#                                   10 files; ~8 min); --baseline DIR also times the analyze of
 #                                   another checkout DIR (built), in the same interleaved runs
 #   flink-jobs/bench/run.sh archive [--rebuild-archive] [--archive 1m|10m]   only build (or
 #                                   reuse) that archive
@@ -49,17 +49,16 @@ ADD_OPENS=(
 # The same JVM flags as ./cheetah's run_java, so the figures are those of the real commands.
 JVM=(java "${ADD_OPENS[@]}" -Xmx4g -XX:+UseParallelGC)
 
-# The archives: the generator's research-site workload. 1m: 2 h of the site, >= 1 million flow
-# records, one nfcapd file. 10m: 20 h of the same site (10x the records), nfcapd rotating its file
-# every ARCHIVE_ROTATE_S seconds of the send (~13 files). Changing any of these makes a new archive
-# directory (the old one stays until deleted).
+# The archives. 1m: the generator's research-site workload, 2 h of the site, >= 1 million flow
+# records, one nfcapd file. 10m: that file ARCHIVE10_COPIES times under as many names (every
+# record ARCHIVE10_COPIES times: 10x the records and files to read, not 10x distinct flows; the
+# generator would need far longer than this machine gives a benchmark to model 20 h of the site).
+# Changing any of these makes a new archive directory (the old one stays until deleted).
 ARCHIVE_SEED=1
 ARCHIVE_SPAN_S=7200
-ARCHIVE10_SPAN_S=72000
 ARCHIVE_MICE_PER_S=145
 ARCHIVE_TRANSFERS=200
-ARCHIVE10_TRANSFERS=2000
-ARCHIVE10_ROTATE_S=20
+ARCHIVE10_COPIES=10
 ARCHIVE_RATE=40000 # records/s sent to nfcapd (it keeps up with this on loopback, no drops)
 ARCHIVE=1m         # which archive `analyze` and `archive` use (--archive)
 
@@ -126,25 +125,37 @@ run_e2e() {
 }
 
 # --- the nfcapd archive ---------------------------------------------------------------------
-# span, transfers, nfcapd rotation (s) of the archive $ARCHIVE
-archive_params() {
+archive_dir() {
+  local base
+  base="$(printf '%s/archive-s%s-span%s-mice%s-tr%s' "$STATE" "$ARCHIVE_SEED" "$ARCHIVE_SPAN_S" \
+    "$ARCHIVE_MICE_PER_S" "$ARCHIVE_TRANSFERS")"
   case "$ARCHIVE" in
-    1m) printf '%s %s %s' "$ARCHIVE_SPAN_S" "$ARCHIVE_TRANSFERS" 3600 ;;
-    10m) printf '%s %s %s' "$ARCHIVE10_SPAN_S" "$ARCHIVE10_TRANSFERS" "$ARCHIVE10_ROTATE_S" ;;
+    1m) printf '%s' "$base" ;;
+    10m) printf '%s-x%s' "$base" "$ARCHIVE10_COPIES" ;;
     *) die "unknown archive '$ARCHIVE' (1m or 10m)" ;;
   esac
 }
 
-archive_dir() {
-  local span transfers rotate
-  read -r span transfers rotate <<<"$(archive_params)"
-  if [ "$ARCHIVE" = 1m ]; then # the name it always had
-    printf '%s/archive-s%s-span%s-mice%s-tr%s' "$STATE" "$ARCHIVE_SEED" "$span" \
-      "$ARCHIVE_MICE_PER_S" "$transfers"
-  else
-    printf '%s/archive-s%s-span%s-mice%s-tr%s-t%s' "$STATE" "$ARCHIVE_SEED" "$span" \
-      "$ARCHIVE_MICE_PER_S" "$transfers" "$rotate"
-  fi
+# The 10m archive from the 1m one: its file copied under ARCHIVE10_COPIES names.
+build_archive_copies() {
+  local dir="$1" rebuild="$2"
+  local one; one="$(ARCHIVE=1m archive_dir)"
+  ARCHIVE=1m build_archive ${rebuild:+--rebuild-archive}
+  local src=("$one"/flows/nfcapd.*)
+  [ ${#src[@]} -eq 1 ] || die "expected one file in $one/flows, found ${#src[@]}"
+  rm -rf "$dir"
+  mkdir -p "$dir/flows"
+  local i
+  for i in $(seq 1 "$ARCHIVE10_COPIES"); do
+    cp "${src[0]}" "$dir/flows/$(printf 'nfcapd.2000010100%02d' "$i")"
+  done
+  local want got
+  want=$(($(cut -d' ' -f1 "$one/COMPLETE") * ARCHIVE10_COPIES))
+  got="$(nfdump -R "$dir/flows" -q -o 'fmt:%ts' | wc -l)"
+  [ "$got" = "$want" ] || die "nfdump reads $got records in $dir/flows, expected $want"
+  printf '%s flow records, %s bytes, %s copies of %s\n' "$got" "$(du -sb "$dir/flows" | cut -f1)" \
+    "$ARCHIVE10_COPIES" "${src[0]}" >"$dir/COMPLETE"
+  say "archive complete: $(cat "$dir/COMPLETE")"
 }
 
 free_udp_port() {
@@ -163,11 +174,13 @@ build_archive() {
     esac
     shift
   done
-  local span transfers rotate
-  read -r span transfers rotate <<<"$(archive_params)"
   local dir; dir="$(archive_dir)"
   if [ -z "$rebuild" ] && [ -f "$dir/COMPLETE" ]; then
     say "reusing the archive $dir ($(cat "$dir/COMPLETE"))"
+    return 0
+  fi
+  if [ "$ARCHIVE" = 10m ]; then
+    build_archive_copies "$dir" "$rebuild"
     return 0
   fi
   [ -x "$PY" ] || die "no Python venv at $PY: run ./cheetah setup"
@@ -176,13 +189,13 @@ build_archive() {
   mkdir -p "$dir/flows" "$dir/truth"
   local port; port="$(free_udp_port)"
   say "building the archive in $dir (nfcapd on udp 127.0.0.1:$port; the generator needs ~2 min to model, then sends at $ARCHIVE_RATE records/s)"
-  nfcapd -b 127.0.0.1 -p "$port" -w "$dir/flows" -t "$rotate" -B 4194304 >"$dir/nfcapd.log" 2>&1 &
+  nfcapd -b 127.0.0.1 -p "$port" -w "$dir/flows" -t 3600 -B 4194304 >"$dir/nfcapd.log" 2>&1 &
   local nf=$!
   # shellcheck disable=SC2064
   trap "kill -TERM $nf 2>/dev/null || true" EXIT
   local gen=(env PYTHONPATH="$ROOT/ingest/generator" "$PY" -m cheetah_generator netflow
-    --target "127.0.0.1:$port" --version 9 --seed "$ARCHIVE_SEED" --span "$span"
-    --mice-per-s "$ARCHIVE_MICE_PER_S" --transfers "$transfers" --rate "$ARCHIVE_RATE"
+    --target "127.0.0.1:$port" --version 9 --seed "$ARCHIVE_SEED" --span "$ARCHIVE_SPAN_S"
+    --mice-per-s "$ARCHIVE_MICE_PER_S" --transfers "$ARCHIVE_TRANSFERS" --rate "$ARCHIVE_RATE"
     --truth "$dir/truth")
   printf '%s\n' "${gen[*]}" >"$dir/generator.cmd"
   local t0=$SECONDS

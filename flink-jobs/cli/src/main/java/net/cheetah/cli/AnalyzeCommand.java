@@ -171,7 +171,8 @@ final class AnalyzeCommand implements Callable<Integer> {
             l.add(
                 pool.submit(
                     () -> {
-                      ArchiveFlows flows = new ArchiveFlows(threads);
+                      ArchiveFlows flows =
+                          new ArchiveFlows(threads, (int) Math.min(1 << 24, f.records(lo, hi)));
                       f.read(lo, hi, flows::record);
                       p.advance(f.storedBytes(lo, hi) / 1024);
                       return flows;
@@ -236,7 +237,7 @@ final class AnalyzeCommand implements Callable<Integer> {
       throws Exception {
     System.err.println(
         "analyze: reading " + archive + " through nfdump (native reader: " + why + ")");
-    ArchiveFlows flows = new ArchiveFlows(partitions);
+    ArchiveFlows flows = new ArchiveFlows(partitions, 1024);
     Optional<String> problem = new NfdumpDecoder(tools.nfdump()).lines(archive, flows::line);
     return new Fallback(flows, problem);
   }
@@ -286,6 +287,10 @@ final class AnalyzeCommand implements Callable<Integer> {
       }
     }
     java.util.Arrays.sort(order);
+    int[] sliceOf = new int[n];
+    for (int s = 0; s < read.size(); s++) {
+      java.util.Arrays.fill(sliceOf, starts[s], starts[s + 1], s);
+    }
     BatchAnalysis analysis = new BatchAnalysis(d);
     Map<List<Address>, List<CheetahEvent>> byPair = new HashMap<>();
     List<CheetahEvent> ends = new ArrayList<>();
@@ -304,21 +309,10 @@ final class AnalyzeCommand implements Callable<Integer> {
       while (to < n && (order[to] & ~indexMask) == hash) {
         to++;
       }
-      // Where each record of the run is: slice and index in it.
-      int[] slices = new int[to - from];
       long total = 0;
       for (int i = from; i < to; i++) {
         int g = (int) (order[i] & indexMask);
-        int s = java.util.Arrays.binarySearch(starts, g);
-        // the last of equal starts (empty slices): the slice that holds g
-        if (s < 0) {
-          s = -s - 2;
-        } else {
-          while (s + 1 < read.size() && starts[s + 1] == g) {
-            s++;
-          }
-        }
-        slices[i - from] = s;
+        int s = sliceOf[g];
         total += read.get(s).bytes(part, g - starts[s]);
       }
       if (!analysis.canBeCheetah(total)) {
@@ -327,8 +321,8 @@ final class AnalyzeCommand implements Callable<Integer> {
       }
       List<Flow> run = new ArrayList<>(to - from);
       for (int i = from; i < to; i++) {
-        int s = slices[i - from];
-        run.add(read.get(s).flow(part, (int) (order[i] & indexMask) - starts[s]));
+        int g = (int) (order[i] & indexMask);
+        run.add(read.get(sliceOf[g]).flow(part, g - starts[sliceOf[g]]));
       }
       FlowKey first = run.get(0).key();
       if (run.stream().allMatch(f -> f.key().equals(first))) {

@@ -26,15 +26,19 @@ public final class ArchiveFlows {
   private static final Normalizer.Origin ORIGIN = new Normalizer.Origin("", 0, 0);
 
   private final Normalizer normalizer = new Normalizer("analyze");
-  private static final int STRIDE = 13;
+  private static final int STRIDE = 12;
 
-  private final long[][] rows;
+  private long[] rows;
+  private int count;
+  private final int[][] members;
   private final int[] sizes;
   private final List<String> rejected = new ArrayList<>();
   private long records;
 
-  public ArchiveFlows(int partitions) {
-    rows = new long[partitions][STRIDE * 1024];
+  /** {@code expected}: about how many records will be read (room is made for more if needed). */
+  public ArchiveFlows(int partitions, int expected) {
+    rows = new long[STRIDE * Math.max(16, expected)];
+    members = new int[partitions][Math.max(16, expected / partitions + expected / 8)];
     sizes = new int[partitions];
   }
 
@@ -86,12 +90,16 @@ public final class ArchiveFlows {
 
   private void add(Flow f) {
     FlowKey k = f.key();
-    int p = partition(k.src(), k.dst(), rows.length);
-    int at = sizes[p] * STRIDE;
-    if (at + STRIDE > rows[p].length) {
-      rows[p] = Arrays.copyOf(rows[p], rows[p].length * 2);
+    int p = partition(k.src(), k.dst(), members.length);
+    if ((count + 1) * STRIDE > rows.length) {
+      rows = Arrays.copyOf(rows, rows.length + rows.length / 2 + STRIDE);
     }
-    long[] r = rows[p];
+    if (sizes[p] == members[p].length) {
+      members[p] = Arrays.copyOf(members[p], members[p].length + members[p].length / 2 + 16);
+    }
+    members[p][sizes[p]++] = count;
+    long[] r = rows;
+    int at = count * STRIDE;
     r[at] = k.exporter().hi();
     r[at + 1] = k.exporter().lo();
     r[at + 2] = k.src().hi();
@@ -104,23 +112,25 @@ public final class ArchiveFlows {
     r[at + 9] = f.bytes();
     r[at + 10] = f.packets();
     r[at + 11] = ((long) f.srcAs() << 32) | (f.dstAs() & 0xFFFF_FFFFL);
-    r[at + 12] = keyHash(k);
-    sizes[p]++;
+    count++;
   }
 
-  /** A 64-bit hash of the whole flow key (exporter and 5-tuple). */
-  public static long keyHash(FlowKey key) {
-    return Ids.mix(Ids.mix(key.exporter().hi(), key.exporter().lo()), key.tupleHash());
-  }
-
-  /** {@link #keyHash} of the {@code i}-th accepted flow of partition {@code p}. */
+  /**
+   * A 64-bit hash of the whole flow key (exporter, addresses, ports, protocol) of the {@code i}-th
+   * accepted flow of partition {@code p}: equal keys, equal hashes.
+   */
   public long keyHash(int p, int i) {
-    return rows[p][i * STRIDE + 12];
+    int at = members[p][i] * STRIDE;
+    long h = rows[at];
+    for (int c = 1; c <= 6; c++) {
+      h = Ids.mix(h, rows[at + c]);
+    }
+    return h;
   }
 
   /** Bytes of the {@code i}-th accepted flow of partition {@code p}. */
   public long bytes(int p, int i) {
-    return rows[p][i * STRIDE + 9];
+    return rows[members[p][i] * STRIDE + 9];
   }
 
   /** Accepted flows in partition {@code p}. */
@@ -130,8 +140,8 @@ public final class ArchiveFlows {
 
   /** The {@code i}-th accepted flow of partition {@code p}, in the order read. */
   public Flow flow(int p, int i) {
-    long[] r = rows[p];
-    int at = i * STRIDE;
+    long[] r = rows;
+    int at = members[p][i] * STRIDE;
     long ports = r[at + 6];
     FlowKey k =
         new FlowKey(

@@ -210,6 +210,15 @@ public final class NfcapdFile implements Closeable {
     return n;
   }
 
+  /** Records (of any type) in blocks [from, to), as their headers say. */
+  public long records(int from, int to) {
+    long n = 0;
+    for (int i = from; i < to; i++) {
+      n += blocks.get(i).records();
+    }
+    return n;
+  }
+
   /** Every flow record of blocks [from, to), in file order. Safe to call from several threads. */
   public void read(int from, int to, RecordSink sink) throws IOException {
     NfcapdRecord r = new NfcapdRecord();
