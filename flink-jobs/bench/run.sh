@@ -5,10 +5,15 @@
 #   flink-jobs/bench/run.sh jmh     [JMH args...]   pure cores on one thread (~2.5 min)
 #   flink-jobs/bench/run.sh e2e     [options...]    normalize + cheetah jobs in the MiniCluster,
 #                                                   1M records (~1.5 min; `e2e --help`)
-#   flink-jobs/bench/run.sh analyze [--runs N] [--rebuild-archive]
-#                                   `cheetah analyze` vs nfdump on one nfcapd archive (~2.5 min,
-#                                   + ~1.5 min once to build the archive in .cheetah/bench/)
-#   flink-jobs/bench/run.sh archive [--rebuild-archive]   only build (or reuse) that archive
+#   flink-jobs/bench/run.sh analyze [--runs N] [--rebuild-archive] [--archive 1m|10m]
+#                                   [--baseline DIR]
+#                                   `cheetah analyze` vs nfdump on an nfcapd archive: 1m = 1.06M
+#                                   records in one file (~1 min, + ~3.5 min once to build it in
+#                                   .cheetah/bench/), 10m = that file 10 times (10.6M records in
+#                                   10 files; ~8 min); --baseline DIR also times the analyze of
+#                                   another checkout DIR (built), in the same interleaved runs
+#   flink-jobs/bench/run.sh archive [--rebuild-archive] [--archive 1m|10m]   only build (or
+#                                   reuse) that archive
 #   flink-jobs/bench/run.sh adapters [--commands N]  tc adapter command -> ack latency on a real
 #                                   broker (root; ~1 min; adapters/bench/ack_latency.py)
 #   flink-jobs/bench/run.sh cluster [--records N]   ./cheetah cluster: end-to-end records/s with
@@ -48,13 +53,18 @@ ADD_OPENS=(
 # The same JVM flags as ./cheetah's run_java, so the figures are those of the real commands.
 JVM=(java "${ADD_OPENS[@]}" -Xmx4g -XX:+UseParallelGC)
 
-# The archive: the generator's research-site workload, scaled to >= 1 million flow records.
+# The archives. 1m: the generator's research-site workload, 2 h of the site, >= 1 million flow
+# records, one nfcapd file. 10m: that file ARCHIVE10_COPIES times under as many names (every
+# record ARCHIVE10_COPIES times: 10x the records and files to read, not 10x distinct flows; the
+# generator would need far longer than this machine gives a benchmark to model 20 h of the site).
 # Changing any of these makes a new archive directory (the old one stays until deleted).
 ARCHIVE_SEED=1
 ARCHIVE_SPAN_S=7200
 ARCHIVE_MICE_PER_S=145
 ARCHIVE_TRANSFERS=200
+ARCHIVE10_COPIES=10
 ARCHIVE_RATE=40000 # records/s sent to nfcapd (it keeps up with this on loopback, no drops)
+ARCHIVE=1m         # which archive `analyze` and `archive` use (--archive)
 
 say() { printf '\033[1mbench:\033[0m %s\n' "$*" >&2; }
 die() { printf '\033[1;31mbench: error:\033[0m %s\n' "$*" >&2; exit 1; }
@@ -130,8 +140,36 @@ run_latency() {
 
 # --- the nfcapd archive ---------------------------------------------------------------------
 archive_dir() {
-  printf '%s/archive-s%s-span%s-mice%s-tr%s' "$STATE" "$ARCHIVE_SEED" "$ARCHIVE_SPAN_S" \
-    "$ARCHIVE_MICE_PER_S" "$ARCHIVE_TRANSFERS"
+  local base
+  base="$(printf '%s/archive-s%s-span%s-mice%s-tr%s' "$STATE" "$ARCHIVE_SEED" "$ARCHIVE_SPAN_S" \
+    "$ARCHIVE_MICE_PER_S" "$ARCHIVE_TRANSFERS")"
+  case "$ARCHIVE" in
+    1m) printf '%s' "$base" ;;
+    10m) printf '%s-x%s' "$base" "$ARCHIVE10_COPIES" ;;
+    *) die "unknown archive '$ARCHIVE' (1m or 10m)" ;;
+  esac
+}
+
+# The 10m archive from the 1m one: its file copied under ARCHIVE10_COPIES names.
+build_archive_copies() {
+  local dir="$1" rebuild="$2"
+  local one; one="$(ARCHIVE=1m archive_dir)"
+  ARCHIVE=1m build_archive ${rebuild:+--rebuild-archive}
+  local src=("$one"/flows/nfcapd.*)
+  [ ${#src[@]} -eq 1 ] || die "expected one file in $one/flows, found ${#src[@]}"
+  rm -rf "$dir"
+  mkdir -p "$dir/flows"
+  local i
+  for i in $(seq 1 "$ARCHIVE10_COPIES"); do
+    cp "${src[0]}" "$dir/flows/$(printf 'nfcapd.2000010100%02d' "$i")"
+  done
+  local want got
+  want=$(($(cut -d' ' -f1 "$one/COMPLETE") * ARCHIVE10_COPIES))
+  got="$(nfdump -R "$dir/flows" -q -o 'fmt:%ts' | wc -l)"
+  [ "$got" = "$want" ] || die "nfdump reads $got records in $dir/flows, expected $want"
+  printf '%s flow records, %s bytes, %s copies of %s\n' "$got" "$(du -sb "$dir/flows" | cut -f1)" \
+    "$ARCHIVE10_COPIES" "${src[0]}" >"$dir/COMPLETE"
+  say "archive complete: $(cat "$dir/COMPLETE")"
 }
 
 free_udp_port() {
@@ -141,9 +179,22 @@ free_udp_port() {
 # Builds the archive unless a complete one exists: generator -> UDP -> nfcapd, paced, then
 # nfcapd stopped with SIGTERM (it flushes and closes the file). Checks nothing was dropped.
 build_archive() {
+  local rebuild=""
+  while [ $# -gt 0 ]; do
+    case "$1" in
+      --rebuild-archive) rebuild=1 ;;
+      --archive) ARCHIVE="$2"; shift ;;
+      *) die "archive: unknown option '$1' (--rebuild-archive, --archive 1m|10m)" ;;
+    esac
+    shift
+  done
   local dir; dir="$(archive_dir)"
-  if [ "${1:-}" != "--rebuild-archive" ] && [ -f "$dir/COMPLETE" ]; then
+  if [ -z "$rebuild" ] && [ -f "$dir/COMPLETE" ]; then
     say "reusing the archive $dir ($(cat "$dir/COMPLETE"))"
+    return 0
+  fi
+  if [ "$ARCHIVE" = 10m ]; then
+    build_archive_copies "$dir" "$rebuild"
     return 0
   fi
   [ -x "$PY" ] || die "no Python venv at $PY: run ./cheetah setup"
@@ -193,48 +244,67 @@ timed() {
 }
 
 run_analyze() {
-  local runs=3 rebuild=""
+  local runs=3 rebuild="" baseline=""
   while [ $# -gt 0 ]; do
     case "$1" in
       --runs) runs="$2"; shift 2 ;;
       --rebuild-archive) rebuild="--rebuild-archive"; shift ;;
-      *) die "analyze: unknown option '$1' (--runs N, --rebuild-archive)" ;;
+      --archive) ARCHIVE="$2"; shift 2 ;;
+      --baseline) baseline="$(cd "$2" && pwd)"; shift 2 ;;
+      *) die "analyze: unknown option '$1' (--runs N, --rebuild-archive, --archive 1m|10m, --baseline DIR)" ;;
     esac
   done
-  build_archive $rebuild
+  build_archive $rebuild --archive "$ARCHIVE"
   local dir; dir="$(archive_dir)"
   local flows="$dir/flows"
   local records; records="$(cut -d' ' -f1 "$dir/COMPLETE")"
   local files=("$flows"/nfcapd.*)
-  [ -f "$CLI/target/classpath.txt" ] || die "the CLI is not built: run ./cheetah setup"
-  local cli_cp; cli_cp="$(cat "$CLI/target/classpath.txt"):$(ls "$CLI"/target/cheetah-cli-*.jar | head -1)"
   local out; out="$(mktemp -d)"
-  # What `./cheetah analyze` runs after its setup step (run_java in ./cheetah), verbatim.
-  local analyze=(env CHEETAH_NFDUMP="$(command -v nfdump)" "${JVM[@]}"
-    -Dlog4j2.configurationFile="$CLI/log4j2.xml" -cp "$cli_cp"
-    net.cheetah.cli.Main analyze --input "$flows" --out "$out/result")
+  # What `./cheetah analyze` runs after its setup step (run_java in ./cheetah), verbatim, for the
+  # checkout in $1.
+  analyze_cmd() {
+    local cli="$1/flink-jobs/cli"
+    [ -f "$cli/target/classpath.txt" ] || die "the CLI of $1 is not built: run ./cheetah setup there"
+    local cp; cp="$(cat "$cli/target/classpath.txt"):$(ls "$cli"/target/cheetah-cli-*.jar | head -1)"
+    printf '%s\0' env CHEETAH_NFDUMP="$(command -v nfdump)" "${JVM[@]}" \
+      -Dlog4j2.configurationFile="$cli/log4j2.xml" -cp "$cp" \
+      net.cheetah.cli.Main analyze --input "$flows" --out "$out/result"
+  }
+  local analyze base=()
+  mapfile -d '' analyze < <(analyze_cmd "$ROOT")
+  [ -z "$baseline" ] || mapfile -d '' base < <(analyze_cmd "$baseline")
   local agg=(nfdump -R "$flows" -A srcip,dstip -q)
   local csv=(nfdump -R "$flows" -q -o csv)
   machine
-  say "analyze vs nfdump on $dir ($records flow records in ${#files[@]} file(s)), $runs runs each, interleaved"
-  local aw=() ac=() nw=() nc=() cw=() cc=() t
+  say "analyze vs nfdump on $dir ($records flow records in ${#files[@]} file(s)), $runs runs each, interleaved${baseline:+ (and the analyze of $baseline)}"
+  local aw=() ac=() nw=() nc=() cw=() cc=() bw=() bc=() t
   for i in $(seq 1 "$runs"); do
     t="$(timed env TZ=UTC LC_ALL=C "${agg[@]}")"; nw+=("${t% *}"); nc+=("${t#* }")
     t="$(timed env TZ=UTC LC_ALL=C "${csv[@]}")"; cw+=("${t% *}"); cc+=("${t#* }")
     rm -rf "$out/result"
     t="$(timed "${analyze[@]}")"; aw+=("${t% *}"); ac+=("${t#* }")
-    printf '       run %s: nfdump -A %s s (cpu %s), nfdump -o csv %s s (cpu %s), analyze %s s (cpu %s); load %s\n' \
-      "$i" "${nw[-1]}" "${nc[-1]}" "${cw[-1]}" "${cc[-1]}" "${aw[-1]}" "${ac[-1]}" "$(load)"
+    if [ -n "$baseline" ]; then
+      mv "$out/result" "$out/this"
+      t="$(timed "${base[@]}")"; bw+=("${t% *}"); bc+=("${t#* }")
+      for f in cheetahs.csv flowsets.csv; do
+        cmp -s "$out/this/$f" "$out/result/$f" || die "analyze of $ROOT and of $baseline differ in $f"
+      done
+      rm -rf "$out/this"
+    fi
+    printf '       run %s: nfdump -A %s s (cpu %s), nfdump -o csv %s s (cpu %s), analyze %s s (cpu %s)%s; load %s\n' \
+      "$i" "${nw[-1]}" "${nc[-1]}" "${cw[-1]}" "${cc[-1]}" "${aw[-1]}" "${ac[-1]}" \
+      "${baseline:+, baseline analyze ${bw[-1]:-} s (cpu ${bc[-1]:-}), same CSVs}" "$(load)"
   done
   med() { printf '%s\n' "$@" | median; }
   local a n c a_cpu n_cpu c_cpu
   a="$(med "${aw[@]}")"; n="$(med "${nw[@]}")"; c="$(med "${cw[@]}")"
   a_cpu="$(med "${ac[@]}")"; n_cpu="$(med "${nc[@]}")"; c_cpu="$(med "${cc[@]}")"
-  # analyze's own account of one more run: where its time goes (nfdump decode vs Flink).
+  # analyze's own account of one more run: where its time goes.
   rm -rf "$out/result"
   local inner; inner="$("${analyze[@]}" 2>/dev/null | head -3 | tr -s ' \n' ' ')"
   rate() { awk -v r="$records" -v s="$1" 'BEGIN {printf "%.0f", r / s}'; }
-  ratio() { awk -v a="$1" -v b="$2" 'BEGIN {printf "%.1f", a / b}'; }
+  ratio() { awk -v a="$1" -v b="$2" 'BEGIN {printf "%.2f", a / b}'; }
+  local cmd="flink-jobs/bench/run.sh analyze --runs $runs --archive $ARCHIVE${baseline:+ --baseline $baseline}"
   figure "nfdump.aggregate" "$n s wall, $n_cpu s cpu (medians of $runs): $(rate "$n") records/s, $(rate "$n_cpu") per cpu-s" \
     "${agg[*]} > /dev/null"
   figure "nfdump.decode_csv" "$c s wall, $c_cpu s cpu (medians of $runs): $(rate "$c") records/s, $(rate "$c_cpu") per cpu-s" \
@@ -242,8 +312,15 @@ run_analyze() {
   figure "analyze" "$a s wall, $a_cpu s cpu (medians of $runs): $(rate "$a") records/s, $(rate "$a_cpu") per cpu-s" \
     "java ... net.cheetah.cli.Main analyze --input $flows --out DIR (./cheetah analyze minus its setup step)"
   figure "ratio.analyze/nfdump-A" "$(ratio "$a" "$n") x the wall time, $(ratio "$a_cpu" "$n_cpu") x the cpu time" \
-    "flink-jobs/bench/run.sh analyze --runs $runs  (wall: analyze ${aw[*]}; nfdump -A ${nw[*]}; -o csv ${cw[*]})"
-  printf '       %s records in %s; analyze says: %s\n' "$records" "$flows" "$inner"
+    "$cmd  (wall: analyze ${aw[*]}; nfdump -A ${nw[*]}; -o csv ${cw[*]})"
+  if [ -n "$baseline" ]; then
+    local b b_cpu; b="$(med "${bw[@]}")"; b_cpu="$(med "${bc[@]}")"
+    figure "analyze.baseline" "$b s wall, $b_cpu s cpu (medians of $runs): $(rate "$b") records/s; the same CSVs in every run" \
+      "the analyze of $baseline ($(git -C "$baseline" log -1 --format=%h 2>/dev/null || echo 'not a git checkout'))"
+    figure "ratio.baseline/nfdump-A" "$(ratio "$b" "$n") x the wall time, $(ratio "$b_cpu" "$n_cpu") x the cpu time" \
+      "$cmd  (wall: baseline ${bw[*]})"
+  fi
+  printf '       %s records in %s file(s) under %s; analyze says: %s\n' "$records" "${#files[@]}" "$flows" "$inner"
   rm -rf "$out"
 }
 

@@ -1,5 +1,6 @@
 package net.cheetah.analytics;
 
+import java.util.Comparator;
 import java.util.function.Consumer;
 import net.cheetah.config.CheetahConfig.Detection;
 import net.cheetah.core.flow.CheetahEvent;
@@ -19,6 +20,10 @@ import net.cheetah.core.flow.StitchedFlow;
  * A record that starts before the current flow but overlaps it within G is merged.
  */
 public final class CheetahDetector {
+  /** The order records of one key are fed in, once they are all known: by start, then end. */
+  public static final Comparator<Flow> FEED_ORDER =
+      Comparator.comparingLong(Flow::startMs).thenComparingLong(Flow::endMs);
+
   private final long h;
   private final long intervalMs;
   private final long gapMs;
@@ -29,6 +34,15 @@ public final class CheetahDetector {
     this.intervalMs = d.intervalMs();
     this.gapMs = d.gapMs();
     this.activeTimeoutMs = d.activeTimeoutMs();
+  }
+
+  /**
+   * Whether records holding {@code totalBytes} bytes in all can make a cheetah at all: no interval
+   * can hold more than all of them, so fewer than H bytes in total never do (and {@link #onRecord}
+   * would emit nothing for them). Lets a batch skip most flows without stitching them.
+   */
+  public boolean canBeCheetah(long totalBytes) {
+    return totalBytes >= h;
   }
 
   /**

@@ -4,23 +4,29 @@ import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Locale;
+import java.util.Map;
+import java.util.Optional;
 import java.util.concurrent.Callable;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
+import net.cheetah.analytics.BatchAnalysis;
 import net.cheetah.config.CheetahConfig;
+import net.cheetah.config.CheetahConfig.Detection;
+import net.cheetah.core.flow.Address;
+import net.cheetah.core.flow.CheetahEvent;
+import net.cheetah.core.flow.Flow;
+import net.cheetah.core.flow.FlowKey;
+import net.cheetah.core.flow.Flowset;
 import net.cheetah.jobs.ConfigOptions;
 import net.cheetah.jobs.analyze.AnalyzeCsv;
-import net.cheetah.jobs.analyze.AnalyzeJob;
+import net.cheetah.jobs.analyze.ArchiveFlows;
+import net.cheetah.jobs.analyze.NfcapdFile;
 import net.cheetah.jobs.analyze.NfdumpDecoder;
-import net.cheetah.jobs.flink.Loopback;
-import net.cheetah.jobs.flink.RestartStrategy;
-import net.cheetah.runtime.FlinkRest;
-import net.cheetah.runtime.FreePorts;
-import org.apache.flink.configuration.Configuration;
-import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
@@ -29,14 +35,19 @@ import picocli.CommandLine.Option;
     name = "analyze",
     mixinStandardHelpOptions = true,
     description = {
-      "Batch analysis of nfcapd archives with the streaming jobs' own operators (Flink batch"
-          + " execution).",
+      "Batch analysis of nfcapd archives with the streaming jobs' own logic (the normaliser, the"
+          + " cheetah detector and the flowset grouper, driven directly over the whole input).",
+      "Reads nfcapd files natively (nfdump 1.7 layout; uncompressed, LZ4, LZO or BZ2 blocks);"
+          + " a file the native reader cannot read is read through nfdump instead.",
       "Writes DIR/cheetahs.csv (one row per cheetah flow) and DIR/flowsets.csv (one row per"
-          + " parallel flowset); lines nfdump printed that are not valid flows, and archives"
-          + " nfdump cannot read whole, go to DIR/rejected.txt with the reason.",
+          + " parallel flowset); records that are not valid flows, and archives nfdump cannot"
+          + " read whole, go to DIR/rejected.txt with the reason.",
       "Exit status 1 when an archive could not be read whole (the results cover the rest)."
     })
 final class AnalyzeCommand implements Callable<Integer> {
+  /** Data blocks per reading task (nfcapd writes blocks of up to 1 MiB, ~10,000 records). */
+  private static final int BLOCKS_PER_TASK = 8;
+
   @Option(
       names = "--input",
       required = true,
@@ -54,7 +65,8 @@ final class AnalyzeCommand implements Callable<Integer> {
   @Option(
       names = "--parallelism",
       defaultValue = "2",
-      description = "Flink parallelism and concurrent nfdump processes (default ${DEFAULT-VALUE}).")
+      description =
+          "Threads reading archives and running the detection (default ${DEFAULT-VALUE}).")
   int parallelism;
 
   @Mixin ConfigOptions config;
@@ -66,50 +78,43 @@ final class AnalyzeCommand implements Callable<Integer> {
     long t0 = System.nanoTime();
     List<Path> archives = NfdumpDecoder.archives(input);
     Files.createDirectories(out);
-    Path work = Files.createTempDirectory("cheetah-analyze-");
+    int threads = Math.max(1, parallelism);
+    ExecutorService pool = Executors.newFixedThreadPool(threads);
     try {
       List<String> unreadable = new ArrayList<>();
-      List<Path> text = decode(tools, archives, work, unreadable);
+      List<ArchiveFlows> read = read(pool, tools, archives, threads, unreadable);
       long t1 = System.nanoTime();
-      System.err.printf(
-          Locale.ROOT,
-          "analyze: running the cheetah and flowset operators (Flink batch, parallelism %d)...%n",
-          parallelism);
-      int restPort = FreePorts.pick();
-      StreamExecutionEnvironment env =
-          StreamExecutionEnvironment.createLocalEnvironment(
-              parallelism, flinkConf(restPort, cfg.flink().restarts()));
-      AnalyzeJob.Result r;
-      try (ProgressPoller poller =
-          new ProgressPoller("http://127.0.0.1:" + restPort, lines(text))) {
-        r = AnalyzeJob.run(env, text, cfg.detection());
+      Detected d = detect(pool, read, threads, cfg.detection());
+      long records = 0;
+      List<String> refused = new ArrayList<>(unreadable);
+      for (ArchiveFlows a : read) {
+        records += a.records();
+        refused.addAll(a.rejected());
       }
-      AnalyzeCsv.writeCheetahs(out.resolve("cheetahs.csv"), r.cheetahs());
-      AnalyzeCsv.writeFlowsets(out.resolve("flowsets.csv"), r.flowsets());
+      AnalyzeCsv.writeCheetahs(out.resolve("cheetahs.csv"), d.cheetahs());
+      AnalyzeCsv.writeFlowsets(out.resolve("flowsets.csv"), d.flowsets());
       Path rejected = out.resolve("rejected.txt");
       Files.deleteIfExists(rejected);
-      List<String> refused = new ArrayList<>(unreadable);
-      refused.addAll(r.rejected());
       if (!refused.isEmpty()) {
         Files.write(rejected, refused);
       }
       double secs = (System.nanoTime() - t0) / 1e9;
       System.out.printf(
           Locale.ROOT,
-          "analyze: %d archive(s) (%d unreadable), %,d flow records (%,d rejected) in %.1f s (nfdump %.1f s, Flink %.1f s; %,.0f records/s)%n"
+          "analyze: %d archive(s) (%d unreadable), %,d flow records (%,d rejected) in %.1f s (reading %.1f s, detection %.1f s; %,.0f records/s)%n"
               + "  %,d cheetah flows -> %s%n  %,d flowsets (%d single flows) -> %s%n%s",
           archives.size(),
           unreadable.size(),
-          r.records(),
-          r.rejected().size(),
+          records,
+          refused.size() - unreadable.size(),
           secs,
           (t1 - t0) / 1e9,
           (System.nanoTime() - t1) / 1e9,
-          r.records() / secs,
-          r.cheetahs().size(),
+          records / secs,
+          d.cheetahs().size(),
           out.resolve("cheetahs.csv"),
-          r.flowsets().size(),
-          r.flowsets().stream().filter(f -> f.single()).count(),
+          d.flowsets().size(),
+          d.flowsets().stream().filter(f -> f.single()).count(),
           out.resolve("flowsets.csv"),
           refused.isEmpty() ? "" : "  rejected archives, lines and reasons -> " + rejected + "\n");
       if (!unreadable.isEmpty()) {
@@ -124,140 +129,215 @@ final class AnalyzeCommand implements Callable<Integer> {
       }
       return 0;
     } finally {
-      deleteTree(work);
+      pool.shutdownNow();
     }
   }
 
   /**
-   * nfdump's text of every archive; an archive nfdump cannot read whole is reported (stderr) and
-   * listed in {@code unreadable} as a rejected.txt line, and the flows it printed are kept.
+   * The flows of every archive, in archive order, read by {@code threads} threads (several per
+   * file: a file's data blocks are read in slices). A file the native reader refuses is read
+   * through nfdump instead, whole; an archive nfdump cannot read whole either is reported (stderr)
+   * and listed in {@code unreadable} as a rejected.txt line, and the flows it printed are kept.
    */
-  private List<Path> decode(Tools tools, List<Path> archives, Path work, List<String> unreadable)
+  private static List<ArchiveFlows> read(
+      ExecutorService pool, Tools tools, List<Path> archives, int threads, List<String> unreadable)
       throws Exception {
-    NfdumpDecoder decoder = new NfdumpDecoder(tools.nfdump());
     long totalBytes = 0;
     for (Path a : archives) {
       totalBytes += Files.size(a);
     }
-    List<Path> text = new ArrayList<>();
-    ExecutorService pool = Executors.newFixedThreadPool(Math.max(1, parallelism));
-    try (Progress p = new Progress("decoding nfcapd", totalBytes / 1024, "KiB")) {
-      List<Future<java.util.Optional<String>>> jobs = new ArrayList<>();
-      for (int i = 0; i < archives.size(); i++) {
-        Path a = archives.get(i);
-        Path t = work.resolve(String.format(Locale.ROOT, "%06d.txt", i));
-        text.add(t);
-        jobs.add(
-            pool.submit(
-                () -> {
-                  java.util.Optional<String> problem = decoder.decode(a, t);
-                  p.advance(Files.size(a) / 1024);
-                  return problem;
-                }));
-      }
-      for (int i = 0; i < jobs.size(); i++) {
-        java.util.Optional<String> problem = jobs.get(i).get();
-        if (problem.isPresent()) {
-          System.err.println("analyze: " + problem.get());
-          unreadable.add("unreadable_archive: " + problem.get() + " | " + archives.get(i));
+    List<ArchiveFlows> result = new ArrayList<>();
+    try (Progress p = new Progress("reading nfcapd", Math.max(1, totalBytes / 1024), "KiB")) {
+      // Per archive: its slices (native), or null when it must go through nfdump.
+      List<List<Future<ArchiveFlows>>> slices = new ArrayList<>();
+      List<String> refusedAtOpen = new ArrayList<>();
+      List<NfcapdFile> open = new ArrayList<>();
+      try {
+        for (Path a : archives) {
+          NfcapdFile f;
+          try {
+            f = NfcapdFile.open(a);
+            refusedAtOpen.add(null);
+          } catch (IOException e) {
+            slices.add(null);
+            refusedAtOpen.add(e.getMessage());
+            continue;
+          }
+          open.add(f);
+          List<Future<ArchiveFlows>> l = new ArrayList<>();
+          for (int from = 0; from < f.blockCount(); from += BLOCKS_PER_TASK) {
+            int lo = from;
+            int hi = Math.min(f.blockCount(), from + BLOCKS_PER_TASK);
+            l.add(
+                pool.submit(
+                    () -> {
+                      ArchiveFlows flows =
+                          new ArchiveFlows(threads, (int) Math.min(1 << 24, f.records(lo, hi)));
+                      f.read(lo, hi, flows::record);
+                      p.advance(f.storedBytes(lo, hi) / 1024);
+                      return flows;
+                    }));
+          }
+          slices.add(l);
         }
-      }
-    } finally {
-      pool.shutdownNow();
-    }
-    return text;
-  }
-
-  /** The local cluster: loopback only, the configured restart strategy (as the stack's jobs). */
-  static Configuration flinkConf(int restPort, CheetahConfig.Restarts restarts) {
-    Configuration c = Loopback.configuration();
-    c.setString("rest.port", Integer.toString(restPort));
-    c.setString("taskmanager.memory.managed.size", "256m");
-    RestartStrategy.settings(restarts).forEach(c::setString);
-    return c;
-  }
-
-  private static long lines(List<Path> files) throws IOException {
-    long n = 0;
-    byte[] buf = new byte[1 << 16];
-    for (Path f : files) {
-      try (var in = Files.newInputStream(f)) {
-        for (int k = in.read(buf); k > 0; k = in.read(buf)) {
-          for (int i = 0; i < k; i++) {
-            n += buf[i] == '\n' ? 1 : 0;
+        List<Future<Fallback>> viaNfdump = new ArrayList<>();
+        for (int i = 0; i < archives.size(); i++) {
+          List<Future<ArchiveFlows>> l = slices.get(i);
+          String why = null;
+          List<ArchiveFlows> got = new ArrayList<>();
+          if (l == null) {
+            why = refusedAtOpen.get(i);
+          } else {
+            for (Future<ArchiveFlows> s : l) {
+              try {
+                got.add(s.get());
+              } catch (ExecutionException e) {
+                if (!(e.getCause() instanceof NfcapdFile.Unreadable)) {
+                  throw e;
+                }
+                why = why == null ? e.getCause().getMessage() : why;
+              }
+            }
+          }
+          if (why == null) {
+            result.addAll(got);
+            viaNfdump.add(null);
+          } else {
+            Path a = archives.get(i);
+            String reason = why;
+            viaNfdump.add(pool.submit(() -> viaNfdump(tools, a, reason, threads)));
           }
         }
+        for (int i = 0; i < archives.size(); i++) {
+          if (viaNfdump.get(i) == null) {
+            continue;
+          }
+          Fallback fb = viaNfdump.get(i).get();
+          result.add(fb.flows());
+          if (fb.problem().isPresent()) {
+            System.err.println("analyze: " + fb.problem().get());
+            unreadable.add("unreadable_archive: " + fb.problem().get() + " | " + archives.get(i));
+          }
+        }
+      } finally {
+        for (NfcapdFile f : open) {
+          f.close();
+        }
       }
     }
-    return n;
+    return result;
   }
 
   /**
-   * Shows how many flow records the job has read, from the local cluster's REST API, until closed.
-   * Batch execution reads and sorts all records first, then runs the operators: the bar covers the
-   * reading; the rest is reported when it finishes. A restart it sees is printed as a warning with
-   * its cause (Flink's own log says so too: the local cluster may be gone before the next look).
+   * The flows nfdump printed for an archive, and why it could not read it whole if it could not.
    */
-  private static final class ProgressPoller implements AutoCloseable {
-    private final Thread thread;
-    private volatile boolean done;
+  private record Fallback(ArchiveFlows flows, Optional<String> problem) {}
 
-    ProgressPoller(String restUrl, long total) {
-      thread =
-          new Thread(
-              () -> {
-                FlinkRest rest = new FlinkRest(restUrl);
-                long restarts = 0;
-                try (Progress bar = new Progress("reading flows", total, "records")) {
-                  while (!done) {
-                    try {
-                      List<String> jobs = rest.jobIds();
-                      if (!jobs.isEmpty()) {
-                        long now = rest.restarts(jobs.get(0)).orElse(restarts);
-                        if (now > restarts) {
-                          restarts = now;
-                          var failures = rest.failures(jobs.get(0));
-                          System.err.printf(
-                              "%nanalyze: warning: the Flink job restarted (%d so far): %s%n",
-                              now,
-                              failures.isEmpty()
-                                  ? "(cause not reported)"
-                                  : failures.get(0).cause());
-                        }
-                        var vertices = rest.progress(jobs.get(0));
-                        if (!vertices.isEmpty()) {
-                          bar.set(Math.min(total, vertices.get(0).recordsOut()));
-                        }
-                      }
-                    } catch (IllegalStateException e) {
-                      // the cluster is starting or already gone; try again
-                    }
-                    java.util.concurrent.locks.LockSupport.parkNanos(300_000_000L);
-                  }
-                  bar.set(total);
-                }
-              },
-              "analyze-progress");
-      thread.setDaemon(true);
-      thread.start();
-    }
-
-    @Override
-    public void close() throws InterruptedException {
-      done = true;
-      thread.join(2000);
-    }
+  private static Fallback viaNfdump(Tools tools, Path archive, String why, int partitions)
+      throws Exception {
+    System.err.println(
+        "analyze: reading " + archive + " through nfdump (native reader: " + why + ")");
+    ArchiveFlows flows = new ArchiveFlows(partitions, 1024);
+    Optional<String> problem = new NfdumpDecoder(tools.nfdump()).lines(archive, flows::line);
+    return new Fallback(flows, problem);
   }
 
-  private static void deleteTree(Path p) throws IOException {
+  /** Final cheetahs (their END events) and flowsets. */
+  private record Detected(List<CheetahEvent> cheetahs, List<Flowset> flowsets) {}
 
-    if (!Files.exists(p)) {
-      return;
+  /**
+   * Per partition, in parallel: the records of every flow key through the cheetah detector, then
+   * the ended cheetahs of every (src, dst) through the flowset grouper.
+   */
+  private static Detected detect(
+      ExecutorService pool, List<ArchiveFlows> read, int partitions, Detection d) throws Exception {
+    List<Future<Detected>> parts = new ArrayList<>();
+    for (int p = 0; p < partitions; p++) {
+      int part = p;
+      parts.add(pool.submit(() -> detectPartition(read, part, d)));
     }
-    try (var s = Files.walk(p)) {
-      for (Path x : s.sorted(java.util.Comparator.reverseOrder()).toList()) {
-        Files.deleteIfExists(x);
+    List<CheetahEvent> cheetahs = new ArrayList<>();
+    List<Flowset> flowsets = new ArrayList<>();
+    for (Future<Detected> f : parts) {
+      cheetahs.addAll(f.get().cheetahs());
+      flowsets.addAll(f.get().flowsets());
+    }
+    return new Detected(cheetahs, flowsets);
+  }
+
+  /**
+   * One partition. Records are grouped by flow key with one sort of fixed-length 64-bit keys (the
+   * key's hash in the high bits, the record's position in the low bits, so that a key's records
+   * keep the order they were read in); keys whose hashes collide are told apart by equality.
+   */
+  static Detected detectPartition(List<ArchiveFlows> read, int part, Detection d) {
+    // Record g of the partition is record g - starts[s] of read.get(s).
+    int[] starts = new int[read.size() + 1];
+    for (int s = 0; s < read.size(); s++) {
+      starts[s + 1] = starts[s] + read.get(s).size(part);
+    }
+    int n = starts[read.size()];
+    int indexBits = Math.max(1, 64 - Long.numberOfLeadingZeros(n));
+    long indexMask = (1L << indexBits) - 1;
+    long[] order = new long[n];
+    for (int s = 0, g = 0; s < read.size(); s++) {
+      ArchiveFlows a = read.get(s);
+      for (int i = 0; i < a.size(part); i++, g++) {
+        order[g] = (a.keyHash(part, i) & ~indexMask) | g;
       }
     }
+    java.util.Arrays.sort(order);
+    int[] sliceOf = new int[n];
+    for (int s = 0; s < read.size(); s++) {
+      java.util.Arrays.fill(sliceOf, starts[s], starts[s + 1], s);
+    }
+    BatchAnalysis analysis = new BatchAnalysis(d);
+    Map<List<Address>, List<CheetahEvent>> byPair = new HashMap<>();
+    List<CheetahEvent> ends = new ArrayList<>();
+    java.util.function.Consumer<CheetahEvent> out =
+        e -> {
+          if (e.kind() == CheetahEvent.Kind.END) {
+            ends.add(e);
+            byPair
+                .computeIfAbsent(List.of(e.key().src(), e.key().dst()), x -> new ArrayList<>())
+                .add(e);
+          }
+        };
+    for (int from = 0; from < n; ) {
+      long hash = order[from] & ~indexMask;
+      int to = from + 1;
+      while (to < n && (order[to] & ~indexMask) == hash) {
+        to++;
+      }
+      long total = 0;
+      for (int i = from; i < to; i++) {
+        int g = (int) (order[i] & indexMask);
+        int s = sliceOf[g];
+        total += read.get(s).bytes(part, g - starts[s]);
+      }
+      if (!analysis.canBeCheetah(total)) {
+        from = to; // fewer than H bytes under this hash: no record of it can make a cheetah
+        continue;
+      }
+      List<Flow> run = new ArrayList<>(to - from);
+      for (int i = from; i < to; i++) {
+        int g = (int) (order[i] & indexMask);
+        run.add(read.get(sliceOf[g]).flow(part, g - starts[sliceOf[g]]));
+      }
+      FlowKey first = run.get(0).key();
+      if (run.stream().allMatch(f -> f.key().equals(first))) {
+        analysis.cheetahs(run, out);
+      } else {
+        Map<FlowKey, List<Flow>> byKey = new java.util.LinkedHashMap<>();
+        for (Flow f : run) {
+          byKey.computeIfAbsent(f.key(), x -> new ArrayList<>()).add(f);
+        }
+        byKey.values().forEach(records -> analysis.cheetahs(records, out));
+      }
+      from = to;
+    }
+    List<Flowset> sets = new ArrayList<>();
+    byPair.forEach((pair, e) -> sets.addAll(analysis.flowsets(pair.get(0), pair.get(1), e)));
+    return new Detected(ends, sets);
   }
 }

@@ -1,5 +1,7 @@
 package net.cheetah.core.flow;
 
+import java.nio.charset.StandardCharsets;
+
 /** Stable identifiers: the same inputs give the same id in every run, job and mode. */
 public final class Ids {
   private Ids() {}
@@ -30,8 +32,15 @@ public final class Ids {
     return hex(h);
   }
 
+  private static final byte[] HEX = "0123456789abcdef".getBytes(StandardCharsets.US_ASCII);
+
+  /** 16 lower-case hex digits (called for every stitched flow: no intermediate strings). */
   private static String hex(long v) {
-    String s = Long.toHexString(v);
-    return "0".repeat(16 - s.length()) + s;
+    byte[] b = new byte[16];
+    for (int i = 15; i >= 0; i--) {
+      b[i] = HEX[(int) (v & 0xF)];
+      v >>>= 4;
+    }
+    return new String(b, StandardCharsets.US_ASCII);
   }
 }

@@ -51,29 +51,69 @@ public final class NfdumpLine {
       byte[] src = addr(f[3]);
       byte[] dst = addr(f[4]);
       return Optional.of(
-          FlowMessage.newBuilder()
-              .setTimeFlowStartNs(startMs * 1_000_000)
-              .setTimeFlowEndNs((startMs + durationMs) * 1_000_000)
-              .setSamplerAddress(ByteString.copyFrom(addr(f[2])))
-              .setSrcAddr(ByteString.copyFrom(src))
-              .setDstAddr(ByteString.copyFrom(dst))
-              .setEtype(src.length == 4 ? 0x0800 : 0x86DD)
-              .setSrcPort(uint(f[5], "source port"))
-              .setDstPort(uint(f[6], "destination port"))
-              .setProto(uint(f[7], "protocol"))
-              .setPackets(ulong(f[8], "packets"))
-              .setBytes(ulong(f[9], "bytes"))
-              .setSrcAs(uint(f[10], "source AS"))
-              .setDstAs(uint(f[11], "destination AS"))
-              .setInIf(uint(f[12], "input interface"))
-              .setOutIf(uint(f[13], "output interface"))
-              .setTcpFlags(flags(f[14].trim()))
-              .setIpTos(uint(f[15], "ToS"))
-              .setSamplingRate(1)
-              .build());
+          message(
+              startMs,
+              startMs + durationMs,
+              addr(f[2]),
+              src,
+              dst,
+              uint(f[5], "source port"),
+              uint(f[6], "destination port"),
+              uint(f[7], "protocol"),
+              ulong(f[8], "packets"),
+              ulong(f[9], "bytes"),
+              uint(f[10], "source AS"),
+              uint(f[11], "destination AS"),
+              uint(f[12], "input interface"),
+              uint(f[13], "output interface"),
+              flags(f[14].trim()),
+              uint(f[15], "ToS")));
     } catch (IllegalArgumentException e) {
       throw new BadLine(e.getMessage());
     }
+  }
+
+  /**
+   * The goflow2 message of one flow nfdump printed (or {@link NfcapdRecord} decoded): the one place
+   * that says how an archived flow becomes what the normaliser checks. Addresses as 4 or 16 bytes.
+   */
+  static FlowMessage message(
+      long startMs,
+      long endMs,
+      byte[] router,
+      byte[] src,
+      byte[] dst,
+      int srcPort,
+      int dstPort,
+      int proto,
+      long packets,
+      long bytes,
+      int srcAs,
+      int dstAs,
+      int inIf,
+      int outIf,
+      int tcpFlags,
+      int tos) {
+    return FlowMessage.newBuilder()
+        .setTimeFlowStartNs(startMs * 1_000_000)
+        .setTimeFlowEndNs(endMs * 1_000_000)
+        .setSamplerAddress(ByteString.copyFrom(router))
+        .setSrcAddr(ByteString.copyFrom(src))
+        .setDstAddr(ByteString.copyFrom(dst))
+        .setEtype(src.length == 4 ? 0x0800 : 0x86DD)
+        .setSrcPort(srcPort)
+        .setDstPort(dstPort)
+        .setProto(proto)
+        .setPackets(packets)
+        .setBytes(bytes)
+        .setSrcAs(srcAs)
+        .setDstAs(dstAs)
+        .setInIf(inIf)
+        .setOutIf(outIf)
+        .setTcpFlags(tcpFlags)
+        .setIpTos(tos)
+        .setSamplingRate(1)
+        .build();
   }
 
   /** "1795321405.123" or "59.999" seconds → ms, exactly. */

@@ -1,7 +1,6 @@
 package net.cheetah.jobs.cheetah;
 
 import java.util.ArrayList;
-import java.util.Comparator;
 import java.util.List;
 import net.cheetah.analytics.CheetahDetector;
 import net.cheetah.config.CheetahConfig.Detection;
@@ -71,7 +70,7 @@ public final class CheetahFunction extends KeyedProcessFunction<FlowKey, Flow, C
     }
     StitchedFlow f = flow.value();
     if (!ready.isEmpty()) {
-      ready.sort(Comparator.comparingLong(Flow::startMs).thenComparingLong(Flow::endMs));
+      ready.sort(CheetahDetector.FEED_ORDER);
       pending.update(later);
       for (Flow r : ready) {
         f = detector.onRecord(f, r, e -> emit(e, out));
