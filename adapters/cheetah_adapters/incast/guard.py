@@ -14,7 +14,6 @@ Guard on the same port (an adapter restart) finds the settings and counts in for
 from __future__ import annotations
 
 import ipaddress
-import json
 import logging
 import os
 import struct
@@ -79,6 +78,7 @@ class Guard:
         self._stop = threading.Event()
         self.queue: QueueStats | None = None
         self.max_backlog = 0
+        self._peak_lock = threading.Lock()  # the queue thread raises the peak, the samples take it
 
     @staticmethod
     def pin_dir_for(interface: str, netns: str = "") -> Path:
@@ -99,9 +99,7 @@ class Guard:
         if done.returncode != 0:
             raise GuardError(f"attaching the incast guard to {interface} failed: {done.stderr.strip() or done.stdout.strip()}")
         log.info("incast guard attached: %s", done.stdout.strip())
-        guard = cls(interface, netns, pin)
-        guard.attached = json.loads(done.stdout.strip().splitlines()[-1])
-        return guard
+        return cls(interface, netns, pin)
 
     def detach(self) -> None:
         """Stops the queue watch, removes the programs and the pinned maps."""
@@ -185,7 +183,8 @@ class Guard:
             try:
                 while not self._stop.is_set():
                     self.queue = reader.root()
-                    self.max_backlog = max(self.max_backlog, self.queue.backlog_bytes)
+                    with self._peak_lock:
+                        self.max_backlog = max(self.max_backlog, self.queue.backlog_bytes)
                     self.set_backlog(self.queue.backlog_bytes)
                     self._stop.wait(interval_s)
             except (QdiscError, BpfError, OSError) as e:
@@ -199,7 +198,8 @@ class Guard:
 
     def take_max_backlog(self) -> int:
         """The largest backlog seen since the previous call."""
-        peak, self.max_backlog = self.max_backlog, self.queue.backlog_bytes if self.queue else 0
+        with self._peak_lock:
+            peak, self.max_backlog = self.max_backlog, self.queue.backlog_bytes if self.queue else 0
         return peak
 
     def stop_watch(self) -> None:
