@@ -34,10 +34,15 @@ final class DemoChecks {
    * truth.json, with the rules of the probe's own accuracy check (ingest/probe/tests/
    * check_accuracy.py): by 5-tuple, every injected flow above R found, none below R/2, no flow that
    * was not injected; between R/2 and R either is right (a flight's rate varies by ±1 % and the
-   * first flights ramp up). R is the threshold the stored events were judged with. Each detected
-   * flow must also have ended (its last stored event is an END).
+   * first flights ramp up). R is every threshold the probe had in force on the link: those the
+   * stored events were judged with and those its counter snapshots reported ({@code inForce}:
+   * demo_probe_thresholds.sql rows; a threshold published during the replay raises R mid-trace, and
+   * a flow that starts after it is judged with it though no stored event shows it). A flow between
+   * the lowest R/2 and the highest R may go either way. Each detected flow must also have ended
+   * (its last stored event is an END).
    */
-  static Check probe(Path truthJson, List<String> stored, String link, double configuredR)
+  static Check probe(
+      Path truthJson, List<String> stored, List<String> inForce, String link, double configuredR)
       throws IOException {
     JsonNode truth = new ObjectMapper().readTree(truthJson.toFile());
     Set<String> found = new TreeSet<>();
@@ -53,6 +58,12 @@ final class DemoChecks {
       thresholds.add(Double.parseDouble(f[7]));
       if (!f[6].equals("end")) {
         diffs.add("flow " + key + " (" + f[8] + ") never ended: its last event is " + f[6]);
+      }
+    }
+    for (String line : inForce) {
+      String[] f = line.split("\t", -1);
+      if (f.length == 2 && f[0].equals(link)) {
+        thresholds.add(Double.parseDouble(f[1]));
       }
     }
     double minR = thresholds.isEmpty() ? configuredR : thresholds.first();
@@ -106,7 +117,7 @@ final class DemoChecks {
             link,
             aboveFound,
             above,
-            // R can change during the replay (a threshold published meanwhile): the widest rule.
+            // R can change during the replay (a threshold published meanwhile): every R in force.
             thresholds.stream()
                 .map(r -> String.format(Locale.ROOT, "%.0f", r / 1e6))
                 .distinct()

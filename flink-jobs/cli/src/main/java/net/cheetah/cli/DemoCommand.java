@@ -241,6 +241,7 @@ class DemoCommand implements Callable<Integer> {
           DemoChecks.probe(
               probeTruth,
               lines(wh.query(query(tools, "demo_probe_cheetahs.sql"))),
+              lines(wh.query(query(tools, "demo_probe_thresholds.sql"))),
               DemoProbe.LINK,
               DemoProbe.RATE_THRESHOLD_BPS));
       checks.add(

@@ -48,7 +48,8 @@ class DemoChecksTest {
   @Test
   void theProbeFindsEveryFlowAboveRAndNoneBelowHalfR() throws Exception {
     DemoChecks.Check ok =
-        DemoChecks.probe(trace(), List.of(probeRow(1, "end"), probeRow(2, "end")), "demo-link", R);
+        DemoChecks.probe(
+            trace(), List.of(probeRow(1, "end"), probeRow(2, "end")), List.of(), "demo-link", R);
     assertThat(ok.differences()).isEmpty();
     assertThat(ok.line())
         .isEqualTo(
@@ -59,6 +60,7 @@ class DemoChecksTest {
             DemoChecks.probe(
                     trace(),
                     List.of(probeRow(1, "end"), probeRow(2, "end"), probeRow(3, "end")),
+                    List.of(),
                     "demo-link",
                     R)
                 .ok())
@@ -67,12 +69,15 @@ class DemoChecksTest {
 
   @Test
   void aMissedFlowABelowHalfRFlowABackgroundFlowOrNoEndFails() throws Exception {
-    assertThat(DemoChecks.probe(trace(), List.of(probeRow(1, "end")), "demo-link", R).differences())
+    assertThat(
+            DemoChecks.probe(trace(), List.of(probeRow(1, "end")), List.of(), "demo-link", R)
+                .differences())
         .containsExactly("missed 198.18.255.2,198.19.255.2,2,80,6 at 750.0 Mb/s");
     assertThat(
             DemoChecks.probe(
                     trace(),
                     List.of(probeRow(1, "end"), probeRow(2, "end"), probeRow(4, "end")),
+                    List.of(),
                     "demo-link",
                     R)
                 .differences())
@@ -81,20 +86,50 @@ class DemoChecksTest {
             DemoChecks.probe(
                     trace(),
                     List.of(probeRow(1, "end"), probeRow(2, "end"), probeRow(9, "end")),
+                    List.of(),
                     "demo-link",
                     R)
                 .differences())
         .containsExactly("reported a background flow 198.18.255.9,198.19.255.9,9,80,6");
     assertThat(
             DemoChecks.probe(
-                    trace(), List.of(probeRow(1, "update"), probeRow(2, "end")), "demo-link", R)
+                    trace(),
+                    List.of(probeRow(1, "update"), probeRow(2, "end")),
+                    List.of(),
+                    "demo-link",
+                    R)
                 .differences())
         .containsExactly(
             "flow 198.18.255.1,198.19.255.1,1,80,6 (id1) never ended: its last event is update");
     // Another link's flows are not this link's.
     assertThat(
-            DemoChecks.probe(trace(), List.of(probeRow(1, "end")), "other-link", R).differences())
+            DemoChecks.probe(trace(), List.of(probeRow(1, "end")), List.of(), "other-link", R)
+                .differences())
         .hasSize(2);
+  }
+
+  @Test
+  void aThresholdTheProbeHadInForceWidensTheRangeThatMayGoEitherWay() throws Exception {
+    // The probe's counters report R = 800 Mb/s at some point of the replay (no stored event was
+    // judged with it): the 750 Mb/s flow may then be missed, the 1 Gb/s flow may not.
+    List<String> only1 = List.of(probeRow(1, "end"));
+    DemoChecks.Check raised =
+        DemoChecks.probe(
+            trace(), only1, List.of("demo-link\t5e8", "demo-link\t8e8"), "demo-link", R);
+    assertThat(raised.differences()).isEmpty();
+    assertThat(raised.line())
+        .isEqualTo(
+            "probe cheetahs on demo-link: 1/1 injected flows above R = 500/800 Mb/s found, 0 below"
+                + " R/2 reported, 0 background flows (0/2 between R/2 and R found)");
+    assertThat(
+            DemoChecks.probe(trace(), List.of(), List.of("demo-link\t8e8"), "demo-link", R)
+                .differences())
+        .containsExactly("missed 198.18.255.1,198.19.255.1,1,80,6 at 1000.0 Mb/s");
+    // Another link's thresholds are not this link's.
+    assertThat(
+            DemoChecks.probe(trace(), only1, List.of("other-link\t8e8"), "demo-link", R)
+                .differences())
+        .containsExactly("missed 198.18.255.2,198.19.255.2,2,80,6 at 750.0 Mb/s");
   }
 
   /** Truth: one protected flow (to 198.18.6.10), one unprotected flow. */
