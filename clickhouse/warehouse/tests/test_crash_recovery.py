@@ -131,6 +131,31 @@ def stored_rows(url: str, tables: list[str]) -> int:
     return int(sql(url, f"SELECT sum(rows) FROM system.parts WHERE active AND database = 'default' AND table IN ({names})").strip() or 0)
 
 
+def killed_itself(warehouse: Warehouse, tables: list[str], idle_s: float = 15.0) -> bool:
+    """Wait for a warehouse started with KILL_AFTER_WRITES=N to SIGKILL itself after its N-th write.
+
+    Fewer than N batches may be left to read (earlier runs stored the rest): then it stores nothing
+    more and would wait forever. If no row arrives for ``idle_s`` it is killed here and False is
+    returned. Any other exit, or no progress at all within 120 s of work, fails the test."""
+    deadline = time.monotonic() + 120
+    last, quiet_since = -1, time.monotonic()
+    while warehouse.process.poll() is None:
+        try:
+            rows = stored_rows(warehouse.url, tables)
+        except Exception:  # noqa: BLE001 - it may kill itself between two queries
+            rows = last
+        if rows != last:
+            last, quiet_since = rows, time.monotonic()
+        elif time.monotonic() - quiet_since > idle_s:
+            warehouse.process.send_signal(signal.SIGKILL)
+            warehouse.process.wait(timeout=30)
+            return False
+        assert time.monotonic() < deadline, "no self-kill within 120 s:\n" + warehouse.stderr()[-3000:]
+        time.sleep(0.2)
+    assert warehouse.process.returncode == -signal.SIGKILL, warehouse.stderr()[-3000:]
+    return True
+
+
 def trickle(bootstrap: str, topic: str, rows: list[bytes]) -> None:
     """``rows`` a few at a time, each few in a transaction of its own: a warehouse that has caught
     up then writes batches cut by its flush interval, not by their size."""
@@ -178,8 +203,9 @@ def test_sigkill_mid_ingest_loses_and_doubles_no_row(broker: KafkaBroker, tmp_pa
                 print(f"kill {kill + 1}: SIGKILL after a write, before its commit, during start-up (seed {SEED})")
                 continue
             if injected:
-                warehouse.process.wait(timeout=120)
-                assert warehouse.process.returncode == -signal.SIGKILL, warehouse.stderr()[-3000:]
+                if not killed_itself(warehouse, list(n)):
+                    print(f"kill {kill + 1}: fewer than {env[KILL_AFTER_WRITES]} batches were left; SIGKILL while idle (seed {SEED})")
+                    continue
                 partial_kills += 1  # after a write, by construction
             else:
                 before, deadline = seen, time.monotonic() + 120
@@ -208,8 +234,7 @@ def test_sigkill_mid_ingest_loses_and_doubles_no_row(broker: KafkaBroker, tmp_pa
             try:
                 warehouse = start_warehouse(data_dir, brokers=broker.bootstrap, group_prefix="crash", extra_args=args,
                                             timeout=120, extra_env={KILL_AFTER_WRITES: str(rng.randint(2, 4))})
-                warehouse.process.wait(timeout=120)
-                assert warehouse.process.returncode == -signal.SIGKILL, warehouse.stderr()[-3000:]
+                killed_itself(warehouse, list(n))
             except AssertionError as exc:
                 if "did not print READY" not in str(exc):
                     raise  # killed itself before READY, else a failure
