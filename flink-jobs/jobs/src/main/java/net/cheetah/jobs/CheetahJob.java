@@ -41,7 +41,7 @@ public final class CheetahJob implements StreamJob {
     KafkaIO.Checked<Flow> checked =
         KafkaIO.checked(
             env,
-            s.bootstrap(),
+            s.kafka(NAME),
             Topics.FLOWS,
             NAME,
             Decoders.flows(STAGE),
@@ -50,7 +50,7 @@ public final class CheetahJob implements StreamJob {
             "flows-source");
     checked
         .rejected()
-        .sinkTo(KafkaIO.rejectedSink(s.bootstrap(), NAME))
+        .sinkTo(KafkaIO.rejectedSink(s.kafka(NAME), NAME))
         .name(Topics.REJECTED)
         .uid("rejected-sink");
     DataStream<Flow> flows = checked.values();
@@ -64,7 +64,7 @@ public final class CheetahJob implements StreamJob {
         .returns(TypeInformation.of(KeyedBytes.class))
         .name("encode cheetahs.v1")
         .uid("encode-cheetahs")
-        .sinkTo(KafkaIO.exactlyOnceSink(s.bootstrap(), Topics.CHEETAHS, NAME + "-cheetahs"))
+        .sinkTo(KafkaIO.exactlyOnceSink(s.kafka(NAME), Topics.CHEETAHS, NAME + "-cheetahs"))
         .name("cheetahs.v1")
         .uid("cheetahs-sink");
     SingleOutputStreamOperator<Flowset> sets =
@@ -73,7 +73,7 @@ public final class CheetahJob implements StreamJob {
         .returns(TypeInformation.of(KeyedBytes.class))
         .name("encode flowsets.v1")
         .uid("encode-flowsets")
-        .sinkTo(KafkaIO.exactlyOnceSink(s.bootstrap(), Topics.FLOWSETS, NAME + "-flowsets"))
+        .sinkTo(KafkaIO.exactlyOnceSink(s.kafka(NAME), Topics.FLOWSETS, NAME + "-flowsets"))
         .name("flowsets.v1")
         .uid("flowsets-sink");
     // Late members are counted by FlowsetFunction (metric lateFlowsetMembers) and logged here.
