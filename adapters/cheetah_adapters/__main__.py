@@ -48,6 +48,12 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--device", required=True, help="device id: only commands with this device_id are applied")
     p.add_argument("--bootstrap", required=True, help="Kafka bootstrap servers, HOST:PORT[,HOST:PORT]")
     p.add_argument("--keys", required=True, type=Path, help="the shared keys file (JSON, mode 0600)")
+    p.add_argument(
+        "--kafka-config", type=Path, metavar="FILE",
+        help="librdkafka key=value settings for the consumer and the ack producer: the adapters' principal's "
+        "credentials (security.protocol=SASL_SSL, sasl.mechanisms=SCRAM-SHA-512, sasl.username, sasl.password, "
+        "ssl.ca.location; docs/DEPLOY.md, \"Security\"); keep it owner-only",
+    )
     p.add_argument("--state-dir", type=Path, help="local state (default: .cheetah/adapters/TARGET-DEVICE under $CHEETAH_HOME or the working dir)")
     p.add_argument("--commands-topic", default=kafka_loop.COMMANDS_TOPIC)
     p.add_argument("--acks-topic", default=kafka_loop.ACKS_TOPIC)
@@ -72,6 +78,11 @@ def main(argv: list[str] | None = None) -> int:
     home = Path(os.environ.get("CHEETAH_HOME", "."))
     state_path = args.state_dir or home / ".cheetah" / "adapters" / f"{args.target}-{args.device.replace('/', '_')}"
     try:
+        client_options = kafka_loop.read_client_options(args.kafka_config) if args.kafka_config else {}
+    except kafka_loop.KafkaSetupError as e:
+        print(f"cheetah adapter: {e}", file=sys.stderr)
+        return 2
+    try:
         device = make_device(args, p)
         keys = KeysFile(args.keys)
         state_dir = StateDir(state_path, f"{args.target}/{args.device}")
@@ -88,7 +99,7 @@ def main(argv: list[str] | None = None) -> int:
         acks = kafka_loop.run(
             adapter, args.bootstrap, args.device, stop,
             on_ready=lambda report: emit({"event": "ready", "target": args.target, "device": args.device, "reconcile": report}),
-            topic=args.commands_topic, acks_topic=args.acks_topic,
+            topic=args.commands_topic, acks_topic=args.acks_topic, client_options=client_options,
         )
     except (kafka_loop.KafkaSetupError, DeviceError, StateError) as e:
         print(f"cheetah adapter: {e}", file=sys.stderr)

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import logging
 import threading
+from pathlib import Path
 from typing import Any, Callable
 
 from confluent_kafka import OFFSET_BEGINNING, Consumer, KafkaError, KafkaException, Producer, TopicPartition
@@ -24,13 +25,34 @@ class KafkaSetupError(RuntimeError):
     pass
 
 
+def read_client_options(path: Path) -> dict[str, str]:
+    """librdkafka settings from a ``key=value`` file (``#`` comments, blank lines): --kafka-config,
+    the adapter principal's credentials (docs/DEPLOY.md, "Security")."""
+    try:
+        text = path.read_text(encoding="utf-8")
+    except OSError as e:
+        raise KafkaSetupError(f"--kafka-config {path}: cannot read it ({e.strerror})") from None
+    out: dict[str, str] = {}
+    for n, line in enumerate(text.splitlines(), 1):
+        line = line.strip()
+        if not line or line.startswith("#"):
+            continue
+        key, eq, value = line.partition("=")
+        if not eq or not key.strip():
+            raise KafkaSetupError(f"--kafka-config {path}:{n}: not a key=value line (librdkafka setting)")
+        out[key.strip()] = value.strip()
+    return out
+
+
 class AckProducer:
-    def __init__(self, bootstrap: str, topic: str, device_id: str) -> None:
+    def __init__(self, bootstrap: str, topic: str, device_id: str, client_options: dict[str, str] | None = None) -> None:
         self.topic = topic
         self.key = device_id.encode()
         self.delivered = 0
         self.failed = 0
-        self.producer = Producer({"bootstrap.servers": bootstrap, "enable.idempotence": True, "acks": "all", "linger.ms": 0})
+        self.producer = Producer({
+            "bootstrap.servers": bootstrap, "enable.idempotence": True, "acks": "all", "linger.ms": 0, **(client_options or {}),
+        })
 
     def _done(self, error: Any, _message: Any) -> None:
         if error is None:
@@ -71,18 +93,22 @@ def _assign_from_start(consumer: Consumer, topic: str, timeout: float) -> dict[i
 def run(
     adapter: Adapter, bootstrap: str, device_id: str, stop: threading.Event, on_ready: Callable[[dict[str, int]], None],
     topic: str = COMMANDS_TOPIC, acks_topic: str = ACKS_TOPIC, poll_s: float = 0.1,
+    client_options: dict[str, str] | None = None,
 ) -> AckProducer:
-    acks = AckProducer(bootstrap, acks_topic, device_id)
+    acks = AckProducer(bootstrap, acks_topic, device_id, client_options)
     adapter.send_ack = acks.send
     consumer = Consumer({
         "bootstrap.servers": bootstrap,
-        "group.id": f"cheetah-adapter.{adapter.device.name}.{device_id}",
+        # Prefixed by the adapters' Kafka principal, whose ACLs cover its groups (docs/DEPLOY.md,
+        # "Security"); no offsets are committed under it.
+        "group.id": f"cheetah-adapters.{adapter.device.name}.{device_id}",
         "enable.auto.commit": False,
         "enable.auto.offset.store": False,
         "auto.offset.reset": "earliest",
         "isolation.level": "read_committed",
         # The end of a partition ends its replay even when transaction markers follow the last record.
         "enable.partition.eof": True,
+        **(client_options or {}),
     })
     try:
         pending = _assign_from_start(consumer, topic, timeout=15)

@@ -8,9 +8,14 @@
 # spanning it; nothing lost, nothing doubled). Each case: up on a fresh data directory (free
 # ports), cluster demo --kill, status, down (every process must be gone afterwards); passes only if
 # the demo's every check passed.
-# Usage: test.sh [--report-dir DIR] [--only taskmanager|broker | --all] [cluster demo options...]
+# One more case, secure: up --secure (TLS on every listener, SCRAM, one principal per component
+# with the ACLs of schemas/topics.yaml; docs/DEPLOY.md, "Security"), the demo with no fault (every
+# component authenticated as itself, its truth check passing), then cluster security-check
+# (unauthenticated clients refused, the adapters' principal cannot write redirects.commands.v1,
+# the brokers hold exactly the chart's ACLs).
+# Usage: test.sh [--report-dir DIR] [--only taskmanager|broker|secure | --all] [cluster demo options...]
 #   --report-dir DIR  write DIR/cluster.xml (JUnit, one case per fault) for ./cheetah test
-#   --only WHAT       run one fault (default, or --all: both)
+#   --only WHAT       run one case (default, or --all: every one)
 # Needs ./cheetah setup (the distributions' jars, the shaded job jar, goflow2, the venv).
 # Logs: each case's under its data directory, kept when it fails (printed).
 set -uo pipefail
@@ -29,10 +34,11 @@ while [ $# -gt 0 ]; do
 done
 faults=()
 case "$only" in
-  ""|all) faults=(taskmanager-2 kafka-leader) ;;
+  ""|all) faults=(taskmanager-2 kafka-leader secure) ;;
   taskmanager) faults=(taskmanager-2) ;;
   broker) faults=(kafka-leader) ;;
-  *) echo "test.sh: --only taskmanager|broker, not '$only'" >&2; exit 2 ;;
+  secure) faults=(secure) ;;
+  *) echo "test.sh: --only taskmanager|broker|secure, not '$only'" >&2; exit 2 ;;
 esac
 
 # One fault: up, demo with the kill, status, down; the case's exit code and log.
@@ -43,11 +49,17 @@ run_case() {
   # The case's log outlives the data directory (removed when the case passed) for the report.
   local log="$data.log"
   {
-    echo "== $fault: cluster up (data $data)"
-    "$ROOT/cheetah" cluster up --free-ports --set "data-dir=$data" || rc=$?
+    local up=() demo=(--kill "$fault")
+    if [ "$fault" = secure ]; then up=(--secure); demo=(); fi
+    echo "== $fault: cluster up ${up[*]} (data $data)"
+    "$ROOT/cheetah" cluster up --free-ports "${up[@]}" --set "data-dir=$data" || rc=$?
     if [ "$rc" -eq 0 ]; then
-      echo "== $fault: cluster demo --kill $fault"
-      "$ROOT/cheetah" cluster demo --set "data-dir=$data" --kill "$fault" "$@" || rc=$?
+      echo "== $fault: cluster demo ${demo[*]}"
+      "$ROOT/cheetah" cluster demo --set "data-dir=$data" "${demo[@]}" "$@" || rc=$?
+      if [ "$fault" = secure ]; then
+        echo "== $fault: cluster security-check"
+        "$ROOT/cheetah" cluster security-check --set "data-dir=$data" || rc=$((rc ? rc : 1))
+      fi
       "$ROOT/cheetah" cluster status --set "data-dir=$data" || true
     fi
     pids="$(python3 -c 'import json,sys; print(" ".join(str(p["pid"]) for p in json.load(open(sys.argv[1]))["processes"] if p["pid"]))' "$data/cluster/state.json" 2>/dev/null)"
@@ -68,7 +80,11 @@ run_case() {
 args=() failed=0
 for f in "${faults[@]}"; do
   run_case "$f" "$@"
-  args+=("kill_${f//-/_}_mid_export" "$CASE_RC" "$CASE_LOG")
+  if [ "$f" = secure ]; then
+    args+=("secure_kafka_demo_and_refusals" "$CASE_RC" "$CASE_LOG")
+  else
+    args+=("kill_${f//-/_}_mid_export" "$CASE_RC" "$CASE_LOG")
+  fi
   [ "$CASE_RC" -eq 0 ] || failed=1
 done
 if [ -n "$report_dir" ]; then

@@ -282,3 +282,37 @@ def test_the_superset_values_use_the_charts_secret_and_service():
 
 def test_rendering_is_deterministic():
     assert render_text() == render_text()
+
+
+def test_with_authorization_every_listener_is_tls_and_the_collector_and_jobs_use_their_own_kafka_user():
+    """kafka.authorization=true (docs/DEPLOY.md, "Security"): no plain listener; the collector and
+    each Flink job connect on 9093 as the KafkaUser of their own name, from Strimzi's Secrets."""
+    objs = render("--set", "kafka.authorization=true")
+    kafka = of_kind(objs, "Kafka")["cheetah"]
+    assert kafka["spec"]["kafka"]["authorization"] == {"type": "simple"}
+    assert all(l["tls"] for l in kafka["spec"]["kafka"]["listeners"])
+    users = of_kind(objs, "KafkaUser")
+    collector = of_kind(objs, "Deployment")["cheetah-collector"]["spec"]["template"]["spec"]
+    c = collector["containers"][0]
+    args = c["args"]
+    assert args[args.index("-transport.kafka.brokers") + 1] == "cheetah-kafka-bootstrap:9093"
+    assert args[args.index("-transport.kafka.sasl") + 1] == "scram-sha512"
+    assert "-transport.kafka.tls" in args
+    assert {e["name"]: e["value"] for e in c["env"]}["KAFKA_SASL_USER"] == "cheetah-collector"
+    secrets = {v["name"]: v["secret"]["secretName"] for v in collector["volumes"]}
+    assert secrets == {"kafka-ca": "cheetah-cluster-ca-cert", "kafka-user": "cheetah-collector"}
+    assert "cheetah-collector" in users
+    for job, d in of_kind(objs, "FlinkDeployment").items():
+        j = d["spec"]["job"]
+        sets = [j["args"][i + 1] for i, a in enumerate(j["args"]) if a == "--set"]
+        assert "kafka.bootstrap=cheetah-kafka-bootstrap:9093" in sets
+        assert "kafka.security.protocol=SASL_SSL" in sets
+        assert "kafka.security.password-dir=/etc/cheetah/kafka-passwords" in sets
+        volumes = {v["name"]: v["secret"] for v in d["spec"]["podTemplate"]["spec"]["volumes"]}
+        assert volumes["kafka-passwords"]["secretName"] == job and job in users
+        assert volumes["kafka-passwords"]["items"] == [{"key": "password", "path": job}]
+
+
+def test_without_authorization_the_plain_listener_stays(rendered):
+    kafka = of_kind(rendered["defaults"], "Kafka")["cheetah"]
+    assert [l["name"] for l in kafka["spec"]["kafka"]["listeners"]] == ["plain", "scram"]

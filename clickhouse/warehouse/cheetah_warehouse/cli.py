@@ -10,7 +10,7 @@ from typing import Sequence
 from . import DEFAULT_MIGRATIONS_DIR, DEFAULT_QUERIES_DIR, DEFAULT_SCHEMAS_DIR, DEFAULT_TABLES_DIR, DEFAULT_USERS_DIR, migrations
 from .clients import EngineClient, HttpClient, SqlClient
 from .embedded import EmbeddedEngine, EngineConfig, data_directory_owner
-from .consumer import DEFAULT_MAX_BATCH_RECORDS
+from .consumer import DEFAULT_MAX_BATCH_RECORDS, read_client_options
 from .errors import DataDirectoryLocked, QueryError, WarehouseError
 from .kafka_tables import NO_BROKER, apply_held, drop_kafka_tables
 from .replication import parse as parse_replication
@@ -111,6 +111,12 @@ def build_parser() -> argparse.ArgumentParser:
     serve.add_argument(
         "--kafka-max-batch-records", type=_positive_int, default=DEFAULT_MAX_BATCH_RECORDS, metavar="N",
         help=f"most records written in one batch per partition (default {DEFAULT_MAX_BATCH_RECORDS})",
+    )
+    serve.add_argument(
+        "--kafka-config", type=Path, metavar="FILE",
+        help="librdkafka properties (key=value lines) added to every consumer's configuration: the "
+        "warehouse's Kafka credentials, e.g. security.protocol=SASL_SSL, sasl.mechanisms=SCRAM-SHA-512, "
+        "sasl.username, sasl.password, ssl.ca.location (docs/DEPLOY.md, \"Security\"); keep it owner-only",
     )
     serve.add_argument(
         "--stop-merges", action="store_true",
@@ -357,6 +363,7 @@ def _run(args: argparse.Namespace) -> int:
                 users_dir=args.users,
                 tables_dir=args.tables,
                 max_batch_records=args.kafka_max_batch_records,
+                kafka_client_options=read_client_options(args.kafka_config) if args.kafka_config else {},
                 stop_merges=DEFAULT_QUERIES_DIR / "stop_merges.sql" if args.stop_merges else None,
             )
         )

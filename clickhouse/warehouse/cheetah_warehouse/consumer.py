@@ -51,6 +51,7 @@ import sys
 import threading
 import time
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any, Callable
 
 from .declarations import (
@@ -96,6 +97,26 @@ class ConsumerConfig:
     group_prefix: str
     flush_interval_s: float = 1.0
     max_batch_records: int = DEFAULT_MAX_BATCH_RECORDS
+    # librdkafka settings added to every consumer's (--kafka-config): security.protocol, SASL, TLS.
+    client_options: dict[str, str] = field(default_factory=dict)
+
+
+def read_client_options(path: Path) -> dict[str, str]:
+    """librdkafka settings from a ``key=value`` file (``#`` comments, blank lines): --kafka-config."""
+    try:
+        text = path.read_text(encoding="utf-8")
+    except OSError as e:
+        raise WarehouseError(f"--kafka-config {path}: cannot read it ({e.strerror})") from None
+    out: dict[str, str] = {}
+    for n, line in enumerate(text.splitlines(), 1):
+        line = line.strip()
+        if not line or line.startswith("#"):
+            continue
+        key, eq, value = line.partition("=")
+        if not eq or not key.strip():
+            raise WarehouseError(f"--kafka-config {path}:{n}: not a key=value line (librdkafka setting)")
+        out[key.strip()] = value.strip()
+    return out
 
 
 def _ranges(offsets: list[int]) -> str:
@@ -184,6 +205,7 @@ class TableConsumer(threading.Thread):
                 "auto.offset.reset": "earliest",
                 "isolation.level": "read_committed",  # producers write with transactions
                 "enable.partition.eof": False,
+                **self.config.client_options,
             },
             **options,
         )

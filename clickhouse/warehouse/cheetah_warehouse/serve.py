@@ -13,7 +13,7 @@ from __future__ import annotations
 import signal
 import sys
 import threading
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from types import FrameType
 
@@ -43,6 +43,7 @@ class ServeConfig:
     tables_dir: Path | None = None  # table declarations (default: tables/ beside migrations_dir): what each consumer writes
     max_batch_records: int = DEFAULT_MAX_BATCH_RECORDS
     stop_merges: Path | None = None  # a SQL file (queries/stop_merges.sql) run before consuming
+    kafka_client_options: dict[str, str] = field(default_factory=dict)  # --kafka-config: credentials
 
 
 def serve(config: ServeConfig) -> int:
@@ -81,6 +82,7 @@ def serve(config: ServeConfig) -> int:
                 group_prefix=config.kafka_group_prefix or str(migrations.VARIABLES["kafka_group_prefix"][2]),
                 flush_interval_s=int(config.kafka_flush_interval_ms or str(migrations.VARIABLES["kafka_flush_interval_ms"][2])) / 1000,
                 max_batch_records=config.max_batch_records,
+                client_options=dict(config.kafka_client_options),
             ),
         ).start()
         users = load_users(sorted(config.users_dir.glob("*.xml")) if config.users_dir else [])

@@ -18,9 +18,15 @@ helm.sh/chart: {{ printf "%s-%s" .Chart.Name .Chart.Version }}
 {{- end -}}
 {{- end -}}
 
-{{/* Kafka bootstrap servers: Strimzi's bootstrap service, plain listener. */}}
+{{/* Kafka bootstrap servers: Strimzi's bootstrap service; the SCRAM-over-TLS listener when
+     kafka.authorization is on (the plain one is gone then), the plain listener otherwise. */}}
 {{- define "cheetah.bootstrap" -}}
-{{- printf "%s-kafka-bootstrap:9092" .Values.kafka.name -}}
+{{- printf "%s-kafka-bootstrap:%d" .Values.kafka.name (ternary 9093 9092 (.Values.kafka.authorization | default false)) -}}
+{{- end -}}
+
+{{/* Strimzi's cluster CA certificate Secret (ca.crt): what the brokers' TLS chains to. */}}
+{{- define "cheetah.kafkaCaSecret" -}}
+{{- printf "%s-cluster-ca-cert" .Values.kafka.name -}}
 {{- end -}}
 
 {{/* The chart's copy of schemas/topics.yaml (helm/gen_chart_data.py). */}}

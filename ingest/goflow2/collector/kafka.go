@@ -20,7 +20,8 @@ import (
 	"github.com/twmb/franz-go/pkg/kgo"
 	"github.com/twmb/franz-go/pkg/sasl"
 	"github.com/twmb/franz-go/pkg/sasl/plain"
-	"github.com/twmb/franz-go/pkg/sasl/scram"
+	franzscram "github.com/twmb/franz-go/pkg/sasl/scram"
+	"github.com/xdg-go/scram"
 )
 
 // Kafka transport: goflow2 v2.2.6's "kafka" driver builds its sarama config
@@ -199,20 +200,94 @@ func kafkaSASL() (sasl.Mechanism, error) {
 	if name == "" || name == "none" {
 		return nil, nil
 	}
-	user, pass := os.Getenv("KAFKA_SASL_USER"), os.Getenv("KAFKA_SASL_PASS")
-	if user == "" && pass == "" {
-		return nil, errors.New("-transport.kafka.sasl: set KAFKA_SASL_USER and KAFKA_SASL_PASS")
+	user, pass, err := kafkaCredentials()
+	if err != nil {
+		return nil, err
 	}
 	switch name {
 	case "plain":
 		return plain.Auth{User: user, Pass: pass}.AsMechanism(), nil
 	case "scram-sha256":
-		return scram.Auth{User: user, Pass: pass}.AsSha256Mechanism(), nil
+		return franzscram.Auth{User: user, Pass: pass}.AsSha256Mechanism(), nil
 	case "scram-sha512":
-		return scram.Auth{User: user, Pass: pass}.AsSha512Mechanism(), nil
+		return franzscram.Auth{User: user, Pass: pass}.AsSha512Mechanism(), nil
 	}
 	return nil, fmt.Errorf("-transport.kafka.sasl %q: use none, plain, scram-sha256 or scram-sha512", name)
 }
+
+// kafkaCredentials is the SASL user and password: KAFKA_SASL_USER, and
+// KAFKA_SASL_PASS or the file KAFKA_SASL_PASS_FILE names (kept out of the
+// process's environment listing and command line).
+func kafkaCredentials() (string, string, error) {
+	user, pass := os.Getenv("KAFKA_SASL_USER"), os.Getenv("KAFKA_SASL_PASS")
+	if file := os.Getenv("KAFKA_SASL_PASS_FILE"); file != "" && pass == "" {
+		b, err := os.ReadFile(file)
+		if err != nil {
+			return "", "", fmt.Errorf("-transport.kafka.sasl: KAFKA_SASL_PASS_FILE: %w", err)
+		}
+		pass = strings.TrimSpace(string(b))
+	}
+	if user == "" || pass == "" {
+		return "", "", errors.New("-transport.kafka.sasl: set KAFKA_SASL_USER and KAFKA_SASL_PASS (or KAFKA_SASL_PASS_FILE)")
+	}
+	return user, pass, nil
+}
+
+// saramaSecurity gives a sarama producer (the refused-datagram publisher)
+// the flows producer's TLS and SASL settings: the collector is one Kafka
+// principal (docs/DEPLOY.md, "Security").
+func saramaSecurity(c *sarama.Config) error {
+	if kafkaFlag("tls") == "true" {
+		cfg, err := kafkaTLS()
+		if err != nil {
+			return err
+		}
+		c.Net.TLS.Enable = true
+		c.Net.TLS.Config = cfg
+	}
+	name := strings.ToLower(kafkaFlag("sasl"))
+	if name == "" || name == "none" {
+		return nil
+	}
+	user, pass, err := kafkaCredentials()
+	if err != nil {
+		return err
+	}
+	c.Net.SASL.Enable = true
+	c.Net.SASL.User, c.Net.SASL.Password = user, pass
+	switch name {
+	case "plain":
+		c.Net.SASL.Mechanism = sarama.SASLTypePlaintext
+	case "scram-sha256":
+		c.Net.SASL.Mechanism = sarama.SASLTypeSCRAMSHA256
+		c.Net.SASL.SCRAMClientGeneratorFunc = func() sarama.SCRAMClient { return &scramClient{hash: scram.SHA256} }
+	case "scram-sha512":
+		c.Net.SASL.Mechanism = sarama.SASLTypeSCRAMSHA512
+		c.Net.SASL.SCRAMClientGeneratorFunc = func() sarama.SCRAMClient { return &scramClient{hash: scram.SHA512} }
+	default:
+		return fmt.Errorf("-transport.kafka.sasl %q: use none, plain, scram-sha256 or scram-sha512", name)
+	}
+	return nil
+}
+
+// scramClient is sarama's SCRAM conversation on xdg-go/scram.
+type scramClient struct {
+	hash scram.HashGeneratorFcn
+	conv *scram.ClientConversation
+}
+
+func (s *scramClient) Begin(user, pass, authzID string) error {
+	c, err := s.hash.NewClient(user, pass, authzID)
+	if err != nil {
+		return err
+	}
+	s.conv = c.NewConversation()
+	return nil
+}
+
+func (s *scramClient) Step(challenge string) (string, error) { return s.conv.Step(challenge) }
+
+func (s *scramClient) Done() bool { return s.conv.Done() }
 
 // Init connects (fails if no broker answers or the flags are wrong).
 func (d *kafkaDriver) Init() error {

@@ -93,6 +93,9 @@ func (p *Publisher) Start() error {
 	c.Producer.Return.Successes = true
 	c.Producer.Return.Errors = true
 	c.Producer.Partitioner = sarama.NewRandomPartitioner // unkeyed (topics.yaml)
+	if err := saramaSecurity(c); err != nil {
+		return err
+	}
 	producer, err := sarama.NewAsyncProducer(p.cfg.Brokers, c)
 	// A broker that just started may still be loading its coordinator state;
 	// sarama v1.38 gives up on the producer id at once then, so wait for it.

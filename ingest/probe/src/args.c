@@ -86,6 +86,9 @@ static void usage(FILE *f)
 "  --flight-floor BPS     export flights at or above this rate (default R/2)\n"
 "  --packet-sample N      export 1 in N packets (default %u; 0: none)\n"
 "  --compression C        lz4, zstd, snappy, gzip, none (default %s)\n"
+"  --kafka-config FILE    librdkafka key=value settings for producer and consumer:\n"
+"                         the probe's credentials (security.protocol=SASL_SSL,\n"
+"                         sasl.mechanisms, sasl.username, sasl.password, ssl.ca.location)\n"
 "  --kafka-queue N        messages held while Kafka is away (default %u);\n"
 "                         beyond that records are counted as undeliverable\n"
 "  --counters-ms MS       send the counters to " TOPIC_PROBE_COUNTERS " every MS of wall\n"
@@ -141,7 +144,7 @@ static int proto_list(const char *val, uint8_t *drop)
 
 enum { O_PCAP = 256, O_MEMORY, O_IFACE, O_VDEV, O_OUT, O_R, O_T, O_L, O_S, O_DROP, O_CACHE, O_IDLE,
        O_WORKERS, O_KAFKA, O_LINK, O_PROBE, O_BIN, O_FLOOR, O_PSAMPLE, O_COMP, O_KQUEUE, O_DURATION,
-       O_EAL, O_QUIET, O_HELP, O_SMODE, O_REPEAT, O_COUNTERS };
+       O_EAL, O_QUIET, O_HELP, O_SMODE, O_REPEAT, O_COUNTERS, O_KCONFIG };
 
 int probe_parse_args(int argc, char **argv, struct probe_options *o)
 {
@@ -156,6 +159,7 @@ int probe_parse_args(int argc, char **argv, struct probe_options *o)
 		{"kafka-queue", 1, 0, O_KQUEUE}, {"duration-s", 1, 0, O_DURATION}, {"eal", 1, 0, O_EAL},
 		{"quiet", 0, 0, O_QUIET}, {"sampling-mode", 1, 0, O_SMODE},
 		{"repeat", 1, 0, O_REPEAT}, {"counters-ms", 1, 0, O_COUNTERS}, {"help", 0, 0, O_HELP},
+		{"kafka-config", 1, 0, O_KCONFIG},
 		{0, 0, 0, 0}};
 	default_options(o);
 	double v;
@@ -178,6 +182,7 @@ int probe_parse_args(int argc, char **argv, struct probe_options *o)
 		case O_IDLE: if (number(name, optarg, 1, 86400000, &v)) return -1; o->idle_timeout_ms = (uint32_t)v; break;
 		case O_WORKERS: if (number(name, optarg, 1, 64, &v)) return -1; o->workers = (uint32_t)v; break;
 		case O_KAFKA: o->kafka = optarg; break;
+		case O_KCONFIG: o->kafka_config = optarg; break;
 		case O_LINK: o->link_id = optarg; break;
 		case O_PROBE: o->probe_id = optarg; break;
 		case O_BIN: if (number(name, optarg, 1, 3600000, &v)) return -1; o->bin_ms = (uint32_t)v; break;

@@ -32,6 +32,7 @@ struct probe_options {
 	const char *link_id, *probe_id;
 	const char *compression;
 	uint32_t kafka_queue;      /* bounded producer queue (messages) */
+	const char *kafka_config;  /* librdkafka key=value file (credentials); NULL: none */
 	uint32_t counters_ms;      /* probe.counters.v1 every this long (0: only at exit) */
 	const char *eal_extra;     /* extra EAL arguments, space separated */
 	int quiet;

@@ -48,6 +48,45 @@ static int set(rd_kafka_conf_t *c, const char *key, const char *val)
 	return 0;
 }
 
+/* --kafka-config: key=value lines ('#' comments, blank lines) set on c. */
+static int set_file(rd_kafka_conf_t *c, const char *path)
+{
+	if (!path)
+		return 0;
+	FILE *f = fopen(path, "r");
+	if (!f) {
+		fprintf(stderr, "cheetah-probe: --kafka-config %s: cannot read it\n", path);
+		return -1;
+	}
+	char line[1024];
+	int n = 0, rc = 0;
+	while (rc == 0 && fgets(line, sizeof line, f)) {
+		n++;
+		size_t len = strcspn(line, "\r\n");
+		line[len] = '\0';
+		char *key = line;
+		while (*key == ' ' || *key == '\t')
+			key++;
+		if (*key == '\0' || *key == '#')
+			continue;
+		char *eq = strchr(key, '=');
+		if (!eq || eq == key) {
+			fprintf(stderr, "cheetah-probe: --kafka-config %s:%d: not a key=value line\n", path, n);
+			rc = -1;
+			break;
+		}
+		*eq = '\0';
+		char err[256];
+		if (rd_kafka_conf_set(c, key, eq + 1, err, sizeof err) != RD_KAFKA_CONF_OK) {
+			/* The value may be a password: name the key only. */
+			fprintf(stderr, "cheetah-probe: --kafka-config %s:%d: %s refused: %s\n", path, n, key, err);
+			rc = -1;
+		}
+	}
+	fclose(f);
+	return rc;
+}
+
 static rd_kafka_t *make_producer(struct kafka_export *k)
 {
 	char queue[32], err[512];
@@ -57,7 +96,7 @@ static rd_kafka_t *make_producer(struct kafka_export *k)
 	    set(c, "linger.ms", "50") || set(c, "batch.num.messages", "10000") ||
 	    set(c, "queue.buffering.max.messages", queue) || set(c, "message.timeout.ms", "60000") ||
 	    set(c, "reconnect.backoff.ms", "100") || set(c, "reconnect.backoff.max.ms", "1000") ||
-	    set(c, "acks", "all") || set(c, "client.id", k->o->probe_id)) {
+	    set(c, "acks", "all") || set(c, "client.id", k->o->probe_id) || set_file(c, k->o->kafka_config)) {
 		rd_kafka_conf_destroy(c);
 		return NULL;
 	}
@@ -76,7 +115,8 @@ static rd_kafka_t *make_consumer(struct kafka_export *k)
 	snprintf(group, sizeof group, "cheetah-probe-%s", k->o->probe_id);
 	rd_kafka_conf_t *c = rd_kafka_conf_new();
 	if (set(c, "bootstrap.servers", k->o->kafka) || set(c, "group.id", group) ||
-	    set(c, "enable.auto.commit", "false") || set(c, "reconnect.backoff.max.ms", "1000")) {
+	    set(c, "enable.auto.commit", "false") || set(c, "reconnect.backoff.max.ms", "1000") ||
+	    set_file(c, k->o->kafka_config)) {
 		rd_kafka_conf_destroy(c);
 		return NULL;
 	}

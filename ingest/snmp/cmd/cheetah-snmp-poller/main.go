@@ -77,6 +77,9 @@ func run(args []string) int {
 	maxBuffered := fs.Int("max-buffered", 10000, "records held while Kafka is slow or down; beyond that messages are dropped and counted")
 	deliveryTimeout := fs.Duration("delivery-timeout", 30*time.Second, "a record not acknowledged within this time fails and is counted")
 	flushTimeout := fs.Duration("flush-timeout", 5*time.Second, "at exit, wait this long for buffered records")
+	tlsCA := fs.String("kafka-tls-ca", "", "TLS to the brokers, trusting this PEM CA file (\"\" = plaintext; docs/DEPLOY.md, \"Security\")")
+	saslUser := fs.String("kafka-sasl-user", "", "SCRAM-SHA-512 as this Kafka principal (cheetah-snmp-poller); \"\" = no SASL")
+	saslPasswordFile := fs.String("kafka-sasl-password-file", "", "file holding that principal's SCRAM password")
 	logLevel := fs.String("log-level", "info", "debug, info, warn or error (logs go to stderr)")
 	showVersion := fs.Bool("version", false, "print the version and exit")
 	if err := fs.Parse(args); err != nil {
@@ -118,6 +121,7 @@ func run(args []string) int {
 		kafka, err = publish.NewKafka(publish.KafkaConfig{
 			Brokers: brokerList, Topic: *topic, MaxBuffered: *maxBuffered,
 			DeliveryTimeout: *deliveryTimeout, Linger: 10 * time.Millisecond,
+			TLSCAFile: *tlsCA, SASLUser: *saslUser, SASLPasswordFile: *saslPasswordFile,
 		}, log)
 		if err != nil {
 			fmt.Fprintln(os.Stderr, err)

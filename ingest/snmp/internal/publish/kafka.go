@@ -6,9 +6,13 @@ package publish
 
 import (
 	"context"
+	"crypto/tls"
+	"crypto/x509"
 	"errors"
 	"fmt"
 	"log/slog"
+	"os"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -16,6 +20,7 @@ import (
 	"cheetah/ingest/snmp/gen/cheetahv1"
 
 	"github.com/twmb/franz-go/pkg/kgo"
+	"github.com/twmb/franz-go/pkg/sasl/scram"
 	"google.golang.org/protobuf/proto"
 )
 
@@ -29,6 +34,40 @@ type KafkaConfig struct {
 	// DeliveryTimeout fails (and counts) a record not acknowledged in time.
 	DeliveryTimeout time.Duration
 	Linger          time.Duration
+	// Security (docs/DEPLOY.md, "Security"): TLS to brokers whose certificates
+	// chain to TLSCAFile (PEM; "" = no TLS), and SCRAM-SHA-512 as SASLUser with
+	// the password in SASLPasswordFile ("" user = no SASL).
+	TLSCAFile        string
+	SASLUser         string
+	SASLPasswordFile string
+}
+
+// securityOptions are the client options of c's TLS and SASL settings.
+func securityOptions(c KafkaConfig) ([]kgo.Opt, error) {
+	var opts []kgo.Opt
+	if c.TLSCAFile != "" {
+		pem, err := os.ReadFile(c.TLSCAFile)
+		if err != nil {
+			return nil, fmt.Errorf("--kafka-tls-ca: %w", err)
+		}
+		pool := x509.NewCertPool()
+		if !pool.AppendCertsFromPEM(pem) {
+			return nil, fmt.Errorf("--kafka-tls-ca %s: no PEM certificate in it", c.TLSCAFile)
+		}
+		opts = append(opts, kgo.DialTLSConfig(&tls.Config{RootCAs: pool, MinVersion: tls.VersionTLS12}))
+	}
+	if c.SASLUser != "" {
+		b, err := os.ReadFile(c.SASLPasswordFile)
+		if err != nil {
+			return nil, fmt.Errorf("--kafka-sasl-password-file: %w", err)
+		}
+		pass := strings.TrimSpace(string(b))
+		if pass == "" {
+			return nil, fmt.Errorf("--kafka-sasl-password-file %s is empty", c.SASLPasswordFile)
+		}
+		opts = append(opts, kgo.SASL(scram.Auth{User: c.SASLUser, Pass: pass}.AsSha512Mechanism()))
+	}
+	return opts, nil
 }
 
 // KafkaStats count every message handed to Publish: enqueued = delivered +
@@ -71,7 +110,11 @@ func NewKafka(c KafkaConfig, log *slog.Logger) (*Kafka, error) {
 	if len(c.Brokers) == 0 {
 		return nil, errors.New("no Kafka brokers given")
 	}
-	cl, err := kgo.NewClient(
+	security, err := securityOptions(c)
+	if err != nil {
+		return nil, err
+	}
+	cl, err := kgo.NewClient(append(security,
 		kgo.SeedBrokers(c.Brokers...),
 		kgo.DefaultProduceTopic(c.Topic),
 		kgo.ClientID("cheetah-snmp-poller"),
@@ -82,7 +125,7 @@ func NewKafka(c KafkaConfig, log *slog.Logger) (*Kafka, error) {
 		kgo.RecordDeliveryTimeout(c.DeliveryTimeout),
 		kgo.ProducerLinger(c.Linger),
 		kgo.DialTimeout(2*time.Second),
-	)
+	)...)
 	if err != nil {
 		return nil, fmt.Errorf("kafka client for %v: %w", c.Brokers, err)
 	}

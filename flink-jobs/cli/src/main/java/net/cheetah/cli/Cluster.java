@@ -69,6 +69,13 @@ final class Cluster {
     return dir;
   }
 
+  /** Where a secure cluster keeps its CA, keystores and passwords ({@link ClusterSecurity}). */
+  static Path securityDir(ClusterState s) {
+    return Path.of(
+            s.data().kafkaSecurity().get(net.cheetah.config.CheetahConfig.Kafka.CA_FILE.name()))
+        .getParent();
+  }
+
   Optional<ClusterState> state() throws IOException {
     return ClusterState.load(dir);
   }
@@ -103,8 +110,11 @@ final class Cluster {
    *     and Flink's internal ports are always free ports)
    * @param slots task slots per TaskManager
    * @param taskManagers how many TaskManagers a new cluster gets
+   * @param secure a new cluster gets Kafka security ({@link ClusterSecurity}): TLS on every
+   *     listener, SCRAM, one principal per component with its ACLs
    */
-  ClusterState up(boolean freePorts, int slots, int taskManagers) throws IOException {
+  ClusterState up(boolean freePorts, int slots, int taskManagers, boolean secure)
+      throws IOException {
     Optional<ClusterState> existing = state();
     ClusterState s;
     if (existing.isPresent()) {
@@ -129,10 +139,10 @@ final class Cluster {
       for (ClusterState.Proc p : s.processes()) {
         awaitReady(s, s.process(p.name()).orElseThrow());
       }
-      createTopics(s.data().bootstrap());
+      createTopics(s);
       return s;
     }
-    s = create(freePorts, slots, taskManagers);
+    s = create(freePorts, slots, taskManagers, secure);
     try {
       for (ClusterState.Proc p : s.processes()) {
         if (p.name().equals("jobmanager")) {
@@ -142,7 +152,7 @@ final class Cluster {
               awaitReady(s, s.process(b.name()).orElseThrow());
             }
           }
-          createTopics(s.data().bootstrap());
+          createTopics(s);
         }
         launch(s, p);
         if (!p.name().startsWith("kafka-")) {
@@ -158,7 +168,8 @@ final class Cluster {
   }
 
   /** Lays out a new cluster: ports, configuration files, formatted broker storage, commands. */
-  private ClusterState create(boolean freePorts, int slots, int taskManagers) throws IOException {
+  private ClusterState create(boolean freePorts, int slots, int taskManagers, boolean secure)
+      throws IOException {
     Path kafkaLib = lib("kafka");
     Path flinkLib = lib("flink");
     Files.createDirectories(dir.resolve("logs"));
@@ -167,9 +178,15 @@ final class Cluster {
 
     int[] brokerPorts = new int[BROKERS];
     int[] controllerPorts = new int[BROKERS];
+    int[] mtlsPorts = new int[BROKERS];
+    List<String> mtls = new ArrayList<>();
     for (int i = 0; i < BROKERS; i++) {
       brokerPorts[i] = FreePorts.pick();
       controllerPorts[i] = FreePorts.pick();
+      if (secure) {
+        mtlsPorts[i] = FreePorts.pick();
+        mtls.add("127.0.0.1:" + mtlsPorts[i]);
+      }
     }
     List<String> voters = new ArrayList<>();
     List<String> bootstrap = new ArrayList<>();
@@ -181,9 +198,22 @@ final class Cluster {
     int warehousePort = port(freePorts, cfg.warehouse().httpPort(), "warehouse.http-port");
     int netflowPort = freePorts ? FreePorts.pick() : cfg.netflow().udpPort();
     int metricsPort = freePorts ? FreePorts.pick() : cfg.netflow().metricsPort();
+    Optional<ClusterSecurity> security =
+        secure
+            ? Optional.of(
+                ClusterSecurity.create(
+                    dir.resolve("security"),
+                    KafkaPrincipals.read(tools.home()).names(),
+                    String.join(",", mtls)))
+            : Optional.empty();
     ClusterState s =
         ClusterState.create(
-            dir, String.join(",", bootstrap), "http://127.0.0.1:" + restPort, "", netflowPort);
+            dir,
+            String.join(",", bootstrap),
+            "http://127.0.0.1:" + restPort,
+            "",
+            netflowPort,
+            security.map(ClusterSecurity::configKeys).orElse(Map.of()));
 
     String clusterId = Uuid.randomUuid().toString();
     while (clusterId.startsWith("-")) { // read as an option by the storage tool
@@ -200,12 +230,21 @@ final class Cluster {
               i + 1,
               String.join(",", voters),
               brokerPorts[i],
+              mtlsPorts[i],
               controllerPorts[i],
-              home.resolve("data")));
+              home.resolve("data"),
+              security));
+      if (security.isPresent()) {
+        Files.setPosixFilePermissions(
+            props, java.nio.file.attribute.PosixFilePermissions.fromString("rw-------"));
+      }
       List<String> java = java(kafkaLib, log4j, "384m", List.of());
       List<String> format = new ArrayList<>(java);
       format.addAll(
           List.of("kafka.tools.StorageTool", "format", "-t", clusterId, "-c", props.toString()));
+      if (security.isPresent()) {
+        format.addAll(security.get().formatArguments());
+      }
       run(format, home.resolve("format.log"), "formatting the storage of " + name);
       List<String> cmd = new ArrayList<>(java);
       cmd.addAll(List.of("kafka.Kafka", props.toString()));
@@ -214,7 +253,15 @@ final class Cluster {
               name,
               cmd,
               Map.of(),
-              Map.of("kafka", brokerPorts[i], "controller", controllerPorts[i])));
+              secure
+                  ? Map.of(
+                      "kafka",
+                      brokerPorts[i],
+                      "kafka-mtls",
+                      mtlsPorts[i],
+                      "controller",
+                      controllerPorts[i])
+                  : Map.of("kafka", brokerPorts[i], "controller", controllerPorts[i])));
     }
 
     Path flink = dir.resolve("flink");
@@ -260,20 +307,37 @@ final class Cluster {
     }
 
     List<String> wh =
-        Warehouse.command(tools, Warehouse.dir(dir), warehousePort, s.data().bootstrap());
+        new ArrayList<>(
+            Warehouse.command(tools, Warehouse.dir(dir), warehousePort, s.data().bootstrap()));
+    if (security.isPresent()) {
+      wh.addAll(
+          List.of("--kafka-config", security.get().librdkafka(Warehouse.PRINCIPAL).toString()));
+    }
     s.put(proc("warehouse", wh, Warehouse.environment(tools), Map.of("http", warehousePort)));
     List<String> goflow2 =
-        Collector.command(
-            tools.require(tools.goflow2(), "the goflow2 collector"),
-            netflowPort,
-            metricsPort,
-            cfg.netflow().receiveBufferBytes(),
-            s.data().bootstrap());
+        new ArrayList<>(
+            Collector.command(
+                tools.require(tools.goflow2(), "the goflow2 collector"),
+                netflowPort,
+                metricsPort,
+                cfg.netflow().receiveBufferBytes(),
+                s.data().bootstrap()));
+    Map<String, String> goflow2Env = Map.of();
+    if (security.isPresent()) {
+      ClusterSecurity sec = security.get();
+      goflow2.addAll(Collector.securityFlags(sec.caPem()));
+      goflow2Env =
+          Map.of(
+              "KAFKA_SASL_USER",
+              Collector.PRINCIPAL,
+              "KAFKA_SASL_PASS_FILE",
+              sec.passwords().resolve(Collector.PRINCIPAL).toString());
+    }
     s.put(
         proc(
             "goflow2",
             goflow2,
-            Map.of(),
+            goflow2Env,
             Map.of("netflow-udp", netflowPort, "metrics", metricsPort)));
     return s;
   }
@@ -351,38 +415,60 @@ final class Cluster {
   }
 
   private String brokerProperties(
-      int node, String voters, int port, int controllerPort, Path data) {
+      int node,
+      String voters,
+      int port,
+      int mtlsPort,
+      int controllerPort,
+      Path data,
+      Optional<ClusterSecurity> security)
+      throws IOException {
     int partitions = cfg.kafka().partitions();
-    return String.join(
-        "\n",
-        "# Written by ./cheetah cluster up: one of three KRaft nodes, broker and controller.",
-        "process.roles=broker,controller",
-        "node.id=" + node,
-        "controller.quorum.voters=" + voters,
-        "listeners=PLAINTEXT://127.0.0.1:" + port + ",CONTROLLER://127.0.0.1:" + controllerPort,
-        "advertised.listeners=PLAINTEXT://127.0.0.1:" + port,
-        "controller.listener.names=CONTROLLER",
-        "inter.broker.listener.name=PLAINTEXT",
-        "listener.security.protocol.map=PLAINTEXT:PLAINTEXT,CONTROLLER:PLAINTEXT",
-        "log.dirs=" + data,
-        "num.partitions=" + partitions,
-        "default.replication.factor=" + BROKERS,
-        "min.insync.replicas=" + (BROKERS - 1),
-        "unclean.leader.election.enable=false",
-        "auto.create.topics.enable=false",
-        "offsets.topic.replication.factor=" + BROKERS,
-        "offsets.topic.num.partitions=4",
-        "transaction.state.log.replication.factor=" + BROKERS,
-        "transaction.state.log.min.isr=" + (BROKERS - 1),
-        "transaction.state.log.num.partitions=4",
-        "share.coordinator.state.topic.replication.factor=" + BROKERS,
-        "share.coordinator.state.topic.min.isr=" + (BROKERS - 1),
-        // Flink's transactional sink keeps a transaction open across a checkpoint.
-        "transaction.max.timeout.ms=3600000",
-        "group.initial.rebalance.delay.ms=0",
-        "num.network.threads=2",
-        "num.io.threads=2",
-        "");
+    List<String> lines =
+        new ArrayList<>(
+            List.of(
+                "# Written by ./cheetah cluster up: one of three KRaft nodes, broker and controller.",
+                "process.roles=broker,controller",
+                "node.id=" + node,
+                "controller.quorum.voters=" + voters,
+                "listeners=PLAINTEXT://127.0.0.1:"
+                    + port
+                    + ",CONTROLLER://127.0.0.1:"
+                    + controllerPort,
+                "advertised.listeners=PLAINTEXT://127.0.0.1:" + port,
+                "controller.listener.names=CONTROLLER",
+                "inter.broker.listener.name=PLAINTEXT",
+                "listener.security.protocol.map=PLAINTEXT:PLAINTEXT,CONTROLLER:PLAINTEXT",
+                "log.dirs=" + data,
+                "num.partitions=" + partitions,
+                "default.replication.factor=" + BROKERS,
+                "min.insync.replicas=" + (BROKERS - 1),
+                "unclean.leader.election.enable=false",
+                "auto.create.topics.enable=false",
+                "offsets.topic.replication.factor=" + BROKERS,
+                "offsets.topic.num.partitions=4",
+                "transaction.state.log.replication.factor=" + BROKERS,
+                "transaction.state.log.min.isr=" + (BROKERS - 1),
+                "transaction.state.log.num.partitions=4",
+                "share.coordinator.state.topic.replication.factor=" + BROKERS,
+                "share.coordinator.state.topic.min.isr=" + (BROKERS - 1),
+                // Flink's transactional sink keeps a transaction open across a checkpoint.
+                "transaction.max.timeout.ms=3600000",
+                "group.initial.rebalance.delay.ms=0",
+                "num.network.threads=2",
+                "num.io.threads=2"));
+    if (security.isPresent()) {
+      // The secure listeners replace the plaintext ones (TLS on every listener).
+      List<String> secure = security.get().brokerProperties(port, mtlsPort, controllerPort);
+      lines.removeIf(
+          l ->
+              secure.stream()
+                  .anyMatch(
+                      x -> !x.startsWith("#") && l.startsWith(x.substring(0, x.indexOf('=') + 1))));
+      lines.addAll(secure);
+    }
+    lines.add("");
+    return String.join("\n", lines);
   }
 
   private String flinkConfig(Path flink, int restPort, int rpcPort, int slots) {
@@ -528,9 +614,12 @@ final class Cluster {
     return Optional.of("started");
   }
 
-  /** Creates the missing topics of schemas/topics.yaml: 3 replicas each, 2 in sync to write. */
-  private void createTopics(String bootstrap) {
-    try (Admin admin = admin(bootstrap)) {
+  /**
+   * Creates the missing topics of schemas/topics.yaml: 3 replicas each, 2 in sync to write; on a
+   * secure cluster, each component's SCRAM credential and ACLs too.
+   */
+  private void createTopics(ClusterState s) throws IOException {
+    try (Admin admin = admin(s.data())) {
       long deadline = System.nanoTime() + START_TIMEOUT.toNanos();
       while (brokersUp(admin) < BROKERS) {
         if (System.nanoTime() > deadline) {
@@ -553,6 +642,16 @@ final class Cluster {
                 + " replicas each, min.insync.replicas "
                 + (BROKERS - 1));
       }
+      if (!s.data().kafkaSecurity().isEmpty()) {
+        KafkaPrincipals principals = KafkaPrincipals.read(tools.home());
+        new ClusterSecurity(dir.resolve("security")).grant(admin, principals);
+        say.accept(
+            "Kafka security: SASL_SSL (SCRAM-SHA-512) for "
+                + principals.names().size()
+                + " component principals, "
+                + principals.acls().size()
+                + " ACLs");
+      }
     }
   }
 
@@ -564,8 +663,14 @@ final class Cluster {
     }
   }
 
-  static Admin admin(String bootstrap) {
+  /** An Admin client of the cluster as its CLI's principal (a super user when secure). */
+  static Admin admin(ClusterState.Data d) {
+    return admin(d.bootstrap(), d.clientSecurity(KafkaPrincipals.ADMIN));
+  }
+
+  static Admin admin(String bootstrap, Map<String, String> security) {
     Properties p = new Properties();
+    p.putAll(security);
     p.put(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
     p.put(AdminClientConfig.DEFAULT_API_TIMEOUT_MS_CONFIG, 20_000);
     p.put(AdminClientConfig.REQUEST_TIMEOUT_MS_CONFIG, 10_000);
@@ -643,6 +748,7 @@ final class Cluster {
     Path flink = dir.resolve("flink");
     Map<String, String> k = new LinkedHashMap<>();
     k.put("kafka.bootstrap", s.data().bootstrap());
+    k.putAll(s.data().kafkaSecurity());
     k.put("data-dir", cfg.dataDir().toAbsolutePath().normalize().toString());
     k.put("flink.checkpoint-dir", flink.resolve("checkpoints").toUri().toString());
     k.put("flink.savepoint-dir", flink.resolve("savepoints").toUri().toString());
@@ -706,7 +812,10 @@ final class Cluster {
               String.join(", ", ports)));
     }
     out.add("Kafka " + s.data().bootstrap() + ":");
-    out.addAll(isr(s.data().bootstrap()));
+    out.addAll(isr(s.data()));
+    if (!s.data().kafkaSecurity().isEmpty()) {
+      out.add("  security: SASL_SSL (SCRAM-SHA-512), ACLs; " + dir.resolve("security"));
+    }
     out.add(
         "warehouse "
             + s.data().warehouseUrl()
@@ -744,9 +853,9 @@ final class Cluster {
   }
 
   /** Per topic: partitions and how many have every replica in sync; each partition that has not. */
-  private static List<String> isr(String bootstrap) {
+  private static List<String> isr(ClusterState.Data d) {
     List<String> out = new ArrayList<>();
-    try (Admin admin = admin(bootstrap)) {
+    try (Admin admin = admin(d)) {
       Set<String> names = admin.listTopics().names().get(20, java.util.concurrent.TimeUnit.SECONDS);
       Map<String, TopicDescription> topics =
           new TreeMap<>(
@@ -833,7 +942,11 @@ final class Cluster {
     if (s.process("warehouse").map(ClusterState.Proc::alive).orElse(false)) {
       say.accept("waiting for the warehouse to store everything committed");
       try {
-        long lag = Warehouse.awaitCaughtUp(s.data().bootstrap(), Duration.ofSeconds(30));
+        long lag =
+            Warehouse.awaitCaughtUp(
+                s.data().bootstrap(),
+                s.data().clientSecurity(KafkaPrincipals.ADMIN),
+                Duration.ofSeconds(30));
         if (lag != 0) {
           say.accept(
               "warning: the warehouse had not caught up (lag "

@@ -27,6 +27,7 @@ import picocli.CommandLine.Parameters;
       ClusterCommand.Status.class,
       ClusterCommand.Down.class,
       ClusterCommand.Kill.class,
+      ClusterCommand.SecurityCheck.class,
       ClusterDemoCommand.class
     })
 final class ClusterCommand implements Callable<Integer> {
@@ -77,6 +78,15 @@ final class ClusterCommand implements Callable<Integer> {
             "TaskManagers of a new cluster (default ${DEFAULT-VALUE}; the benchmark compares 1).")
     int taskManagers;
 
+    @Option(
+        names = "--secure",
+        description =
+            "A new cluster gets Kafka security (docs/DEPLOY.md, \"Security\"): a CA and the"
+                + " brokers' certificate (DATA/cluster/security), TLS on every listener, SCRAM-SHA-512"
+                + " with one principal per component and the ACLs of schemas/topics.yaml's"
+                + " producers/consumers; every component and job gets its credentials.")
+    boolean secure;
+
     @Mixin ConfigOptions config;
 
     @Override
@@ -85,7 +95,7 @@ final class ClusterCommand implements Callable<Integer> {
         throw new IllegalArgumentException("--slots and --task-managers must be >= 1");
       }
       Cluster c = cluster(config.load());
-      c.up(freePorts, slots, taskManagers);
+      c.up(freePorts, slots, taskManagers, secure);
       c.status().forEach(System.out::println);
       return 0;
     }
@@ -197,6 +207,30 @@ final class ClusterCommand implements Callable<Integer> {
     public Integer call() throws Exception {
       cluster(config.load()).kill(name);
       return 0;
+    }
+  }
+
+  @Command(
+      name = "security-check",
+      mixinStandardHelpOptions = true,
+      description = {
+        "Probe a cluster started with up --secure as outsiders and as its components would:",
+        "plaintext, TLS-only and wrong-password clients refused; the adapters' principal cannot",
+        "write redirects.commands.v1 (and can read it and write redirects.acks.v1); only the",
+        "redirect job's may; the brokers hold exactly the chart's ACLs. Exit 0 if all pass."
+      })
+  static final class SecurityCheck implements Callable<Integer> {
+    @Mixin ConfigOptions config;
+
+    @Override
+    public Integer call() throws Exception {
+      Cluster c = cluster(config.load());
+      java.util.List<String> failed =
+          new ClusterSecurityCheck(c.requireUp(), s -> System.out.println(s))
+              .run(KafkaPrincipals.read(Tools.fromEnvironment().home()));
+      System.out.println(
+          failed.isEmpty() ? "security-check: all passed" : "security-check: FAILED " + failed);
+      return failed.isEmpty() ? 0 : 1;
     }
   }
 }

@@ -126,7 +126,7 @@ final class ClusterDemoCommand extends DemoCommand {
   }
 
   /** Until goflow2 has written {@link #killAtRecords} records to flows.goflow2.v1. */
-  private void awaitRecords(String bootstrap) throws Exception {
+  private void awaitRecords(ClusterState.Data bootstrap) throws Exception {
     long deadline = System.nanoTime() + Duration.ofMinutes(10).toNanos();
     try (Admin admin = Cluster.admin(bootstrap)) {
       while (System.nanoTime() < deadline) {
@@ -157,7 +157,7 @@ final class ClusterDemoCommand extends DemoCommand {
   }
 
   /** {@link #flowsLeader}, asked again for up to a minute while the brokers do not answer. */
-  private static String flowsLeaderRetried(String bootstrap) throws Exception {
+  private static String flowsLeaderRetried(ClusterState.Data bootstrap) throws Exception {
     long deadline = System.nanoTime() + Duration.ofMinutes(1).toNanos();
     while (true) {
       try {
@@ -176,7 +176,7 @@ final class ClusterDemoCommand extends DemoCommand {
    * the one goflow2 is writing to (it keys by exporter), so its death makes goflow2's producer ride
    * through a leader election.
    */
-  private static String flowsLeader(String bootstrap) throws Exception {
+  private static String flowsLeader(ClusterState.Data bootstrap) throws Exception {
     try (Admin admin = Cluster.admin(bootstrap)) {
       String topic = Topics.GOFLOW2;
       Map<TopicPartition, OffsetSpec> latest = new HashMap<>();
@@ -214,9 +214,9 @@ final class ClusterDemoCommand extends DemoCommand {
   private void killLater() {
     try {
       ClusterState s = cluster.requireUp();
-      awaitRecords(s.data().bootstrap());
+      awaitRecords(s.data());
       if (kill.equals("kafka-leader")) {
-        kill = flowsLeaderRetried(s.data().bootstrap());
+        kill = flowsLeaderRetried(s.data());
       }
       FlinkRest rest = new FlinkRest(s.data().restUrl());
       Map<String, String> jobs = s.data().jobs();

@@ -27,6 +27,20 @@ final class ClusterStack implements RunningStack {
   }
 
   @Override
+  public Map<String, String> kafkaSecurity(String principal) {
+    return state.data().clientSecurity(principal);
+  }
+
+  @Override
+  public java.util.Optional<java.nio.file.Path> librdkafkaConfig(String principal) {
+    if (state.data().kafkaSecurity().isEmpty()) {
+      return java.util.Optional.empty();
+    }
+    return java.util.Optional.of(
+        new ClusterSecurity(Cluster.securityDir(state)).librdkafka(principal));
+  }
+
+  @Override
   public String warehouseUrl() {
     return state.data().warehouseUrl();
   }
@@ -50,7 +64,7 @@ final class ClusterStack implements RunningStack {
 
   @Override
   public long awaitWarehouseCaughtUp(Duration timeout) throws InterruptedException {
-    return Warehouse.awaitCaughtUp(bootstrap(), timeout);
+    return Warehouse.awaitCaughtUp(bootstrap(), kafkaSecurity(KafkaPrincipals.ADMIN), timeout);
   }
 
   /** Each job's numRestarts (its exception history once it ended); fails while one is unknown. */

@@ -61,7 +61,22 @@ final class ClusterState {
       int netflowPort,
       List<Proc> processes,
       Map<String, String> jobs,
-      Map<String, String> savepoints) {}
+      Map<String, String> savepoints,
+      Map<String, String> kafkaSecurity) {
+    /**
+     * The kafka.security.* keys of a secure cluster (ClusterSecurity), empty without security (and
+     * in a state written before the key existed).
+     */
+    @Override
+    public Map<String, String> kafkaSecurity() {
+      return kafkaSecurity == null ? Map.of() : kafkaSecurity;
+    }
+
+    /** Java client properties for {@code principal} on this cluster (none without security). */
+    Map<String, String> clientSecurity(String principal) {
+      return ClusterSecurity.clientProperties(kafkaSecurity(), principal);
+    }
+  }
 
   private final Path file;
   private Data data;
@@ -95,7 +110,12 @@ final class ClusterState {
   }
 
   static ClusterState create(
-      Path clusterDir, String bootstrap, String restUrl, String warehouseUrl, int netflowPort)
+      Path clusterDir,
+      String bootstrap,
+      String restUrl,
+      String warehouseUrl,
+      int netflowPort,
+      Map<String, String> kafkaSecurity)
       throws IOException {
     ClusterState s =
         new ClusterState(
@@ -107,7 +127,8 @@ final class ClusterState {
                 netflowPort,
                 new ArrayList<>(),
                 new LinkedHashMap<>(),
-                new LinkedHashMap<>()));
+                new LinkedHashMap<>(),
+                new LinkedHashMap<>(kafkaSecurity)));
     s.save();
     return s;
   }
@@ -141,7 +162,8 @@ final class ClusterState {
             data.netflowPort(),
             ps,
             data.jobs(),
-            data.savepoints());
+            data.savepoints(),
+            data.kafkaSecurity());
     save();
   }
 
@@ -154,7 +176,8 @@ final class ClusterState {
             data.netflowPort(),
             data.processes(),
             data.jobs(),
-            data.savepoints());
+            data.savepoints(),
+            data.kafkaSecurity());
     save();
   }
 
@@ -167,7 +190,8 @@ final class ClusterState {
             data.netflowPort(),
             data.processes(),
             new LinkedHashMap<>(jobs),
-            data.savepoints());
+            data.savepoints(),
+            data.kafkaSecurity());
     save();
   }
 
@@ -180,7 +204,8 @@ final class ClusterState {
             data.netflowPort(),
             data.processes(),
             data.jobs(),
-            new LinkedHashMap<>(savepoints));
+            new LinkedHashMap<>(savepoints),
+            data.kafkaSecurity());
     save();
   }
 

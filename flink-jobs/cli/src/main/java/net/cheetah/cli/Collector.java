@@ -25,6 +25,23 @@ final class Collector extends ProcessComponent {
   /** How long goflow2 batches flows before sending them to Kafka. */
   static final String FLUSH_FREQUENCY = "500ms";
 
+  /** Its Kafka principal on a secure cluster (helm/gen_chart_data.py USERS). */
+  static final String PRINCIPAL = "cheetah-collector";
+
+  /**
+   * goflow2's flags for TLS to brokers whose certificates chain to {@code caPem} and SCRAM-SHA-512
+   * (user and password from KAFKA_SASL_USER and KAFKA_SASL_PASS_FILE in its environment); the
+   * refused-datagram producer uses the same.
+   */
+  static List<String> securityFlags(Path caPem) {
+    return List.of(
+        "-transport.kafka.tls",
+        "-transport.kafka.tls.ca",
+        caPem.toString(),
+        "-transport.kafka.sasl",
+        "scram-sha512");
+  }
+
   private final CheetahConfig.Netflow cfg;
   private final Tools tools;
   private final Path logs;

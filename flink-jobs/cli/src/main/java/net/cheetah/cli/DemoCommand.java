@@ -135,7 +135,12 @@ class DemoCommand implements Callable<Integer> {
       // shows one time range.
       Path probeSummary =
           new DemoProbe(tools, cfg.linkStats(), DemoCommand::say)
-              .run(data.resolve("probe"), stack.bootstrap(), seed, timeBase / 1000 + 1800);
+              .run(
+                  data.resolve("probe"),
+                  stack.bootstrap(),
+                  stack.librdkafkaConfig(DemoProbe.PRINCIPAL),
+                  seed,
+                  timeBase / 1000 + 1800);
       Path probeTruth = data.resolve("probe").resolve("truth.json");
       Path truth = data.resolve("truth");
       exportStarting(stack);
@@ -181,7 +186,9 @@ class DemoCommand implements Callable<Integer> {
           outcome(
               m, m.matched() + "/" + m.expected() + " flowsets have the truth's member flows", ""));
       long sent = recordsSent(truth);
-      List<StoredOnce.Count> once = storedOnceCounts(tools, wh, stack.bootstrap());
+      List<StoredOnce.Count> once =
+          storedOnceCounts(
+              tools, wh, stack.bootstrap(), stack.kafkaSecurity(KafkaPrincipals.ADMIN));
       long inKafka = once.get(0).items(); // flows.v1, read committed
       List<String> recordDiffs = new ArrayList<>();
       if (last[0] != sent) {
@@ -304,11 +311,13 @@ class DemoCommand implements Callable<Integer> {
    * flowsets.v1, links.stats.v1), then their tables.
    */
   private static List<StoredOnce.Count> storedOnceCounts(
-      Tools tools, WarehouseClient wh, String bootstrap) throws IOException, InterruptedException {
+      Tools tools, WarehouseClient wh, String bootstrap, Map<String, String> security)
+      throws IOException, InterruptedException {
     return StoredOnce.count(
         tools,
         wh,
         bootstrap,
+        security,
         List.of(
             StoredOnce.Result.FLOWS,
             StoredOnce.Result.CHEETAHS,

@@ -19,6 +19,9 @@ final class DemoProbe {
   static final String LINK = "demo-link";
   static final String PROBE = "demo-probe";
 
+  /** The probe's Kafka principal on a secure cluster (helm/gen_chart_data.py USERS). */
+  static final String PRINCIPAL = "cheetah-probe";
+
   /** The trace: 4 % of the full CAIDA-like load (~196 Mb/s), 5 minutes. */
   static final double SCALE = 0.04;
 
@@ -59,7 +62,8 @@ final class DemoProbe {
    * the probe's summary.json. The pcap is deleted afterwards (hundreds of MB); its truth file is
    * kept.
    */
-  Path run(Path dir, String bootstrap, long seed, long startEpochS)
+  Path run(
+      Path dir, String bootstrap, java.util.Optional<Path> kafkaConfig, long seed, long startEpochS)
       throws IOException, InterruptedException {
     Files.createDirectories(dir);
     Path pcap = dir.resolve("trace.pcap");
@@ -91,8 +95,11 @@ final class DemoProbe {
     say.accept("probe: replaying it through cheetah-probe (DPDK net_pcap) into Kafka");
     Path out = dir.resolve("run");
     try {
+      List<String> cmd = new java.util.ArrayList<>();
+      kafkaConfig.ifPresent(f -> cmd.addAll(List.of("--kafka-config", f.toString())));
       exec(
           dir.resolve("probe.log"),
+          cmd,
           tools.built("cheetah-probe").toString(),
           "--pcap",
           pcap.toString(),
@@ -116,6 +123,14 @@ final class DemoProbe {
       Files.deleteIfExists(pcap);
     }
     return out.resolve("summary.json");
+  }
+
+  /** {@link #exec(Path, String...)} with {@code extra} arguments after {@code cmd}'s. */
+  private static void exec(Path log, List<String> extra, String... cmd)
+      throws IOException, InterruptedException {
+    List<String> all = new java.util.ArrayList<>(List.of(cmd));
+    all.addAll(extra);
+    exec(log, all.toArray(String[]::new));
   }
 
   private static void exec(Path log, String... cmd) throws IOException, InterruptedException {

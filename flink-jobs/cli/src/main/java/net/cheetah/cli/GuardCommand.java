@@ -467,7 +467,7 @@ final class GuardCommand implements Callable<Integer> {
   static List<RecordMetadata> publish(String bootstrap, List<RedirectCommand> commands) {
     KafkaIO.requireAtLeastOnce(Topics.REDIRECTS_COMMANDS);
     KafkaIO.requireAtLeastOnce(Topics.REDIRECTS_DECISIONS);
-    Properties p = KafkaIO.atLeastOnceProducerConfig();
+    Properties p = KafkaIO.atLeastOnceProducerConfig(KafkaIO.Access.plain(bootstrap));
     p.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
     p.put(ProducerConfig.MAX_BLOCK_MS_CONFIG, "15000");
     p.put(ProducerConfig.REQUEST_TIMEOUT_MS_CONFIG, "10000");

@@ -11,6 +11,19 @@ interface RunningStack {
   /** HOST:PORT,... of the Kafka brokers. */
   String bootstrap();
 
+  /**
+   * The Java client properties that make a client {@code principal} on these brokers (none without
+   * Kafka security).
+   */
+  default Map<String, String> kafkaSecurity(String principal) {
+    return Map.of();
+  }
+
+  /** librdkafka's configuration file for {@code principal}, when the brokers need one. */
+  default java.util.Optional<java.nio.file.Path> librdkafkaConfig(String principal) {
+    return java.util.Optional.empty();
+  }
+
   /** The warehouse's HTTP URL. */
   String warehouseUrl();
 

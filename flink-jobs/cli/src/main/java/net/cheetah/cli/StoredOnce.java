@@ -182,10 +182,21 @@ final class StoredOnce {
   static List<Count> count(
       Tools tools, WarehouseClient wh, String bootstrap, Collection<Result> results)
       throws IOException, InterruptedException {
+    return count(tools, wh, bootstrap, Map.of(), results);
+  }
+
+  /** {@link #count}, reading the topics with the client properties {@code security}. */
+  static List<Count> count(
+      Tools tools,
+      WarehouseClient wh,
+      String bootstrap,
+      Map<String, String> security,
+      Collection<Result> results)
+      throws IOException, InterruptedException {
     List<Count> out = new ArrayList<>();
     for (Result r : results) {
       if (r.topicChecked()) {
-        out.add(inTopic(bootstrap, r, Duration.ofSeconds(60)));
+        out.add(inTopic(bootstrap, security, r, Duration.ofSeconds(60)));
       }
     }
     Map<String, Count> tables = new HashMap<>();
@@ -216,7 +227,12 @@ final class StoredOnce {
 
   /** Messages per key on a result topic, read committed from its start to its end. */
   static Count inTopic(String bootstrap, Result r, Duration timeout) {
+    return inTopic(bootstrap, Map.of(), r, timeout);
+  }
+
+  static Count inTopic(String bootstrap, Map<String, String> security, Result r, Duration timeout) {
     Properties p = new Properties();
+    p.putAll(security);
     p.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
     p.put(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed");
     p.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, "false");

@@ -24,6 +24,9 @@ final class Warehouse extends ProcessComponent {
   /** Every warehouse consumer group starts with this (its --kafka-group-prefix). */
   static final String GROUP_PREFIX = "cheetah-warehouse";
 
+  /** Its Kafka principal on a secure cluster (helm/gen_chart_data.py USERS). */
+  static final String PRINCIPAL = "cheetah-warehouse";
+
   /** How long a consumed batch waits before it is written (its --kafka-flush-interval-ms). */
   static final long FLUSH_INTERVAL_MS = 1000;
 
@@ -123,15 +126,17 @@ final class Warehouse extends ProcessComponent {
    * when {@code timeout} passes first (0 = caught up, -1 = unknown).
    */
   long awaitCaughtUp(Duration timeout) throws InterruptedException {
-    return awaitCaughtUp(bootstrap.get(), timeout);
+    return awaitCaughtUp(bootstrap.get(), Map.of(), timeout);
   }
 
   /** {@link #awaitCaughtUp(Duration)} for the warehouse reading from {@code bootstrap}. */
-  static long awaitCaughtUp(String bootstrap, Duration timeout) throws InterruptedException {
+  static long awaitCaughtUp(String bootstrap, Map<String, String> security, Duration timeout)
+      throws InterruptedException {
     Properties p = new Properties();
+    p.putAll(security);
     p.put(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
     try (Admin admin = Admin.create(p)) {
-      return ConsumerLag.awaitCaughtUp(admin, GROUP_PREFIX, timeout);
+      return ConsumerLag.awaitCaughtUp(admin, GROUP_PREFIX, timeout, security);
     }
   }
 }

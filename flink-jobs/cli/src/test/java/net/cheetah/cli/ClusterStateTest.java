@@ -47,7 +47,13 @@ class ClusterStateTest {
   @Test
   void theStateReadsBackAsWritten(@TempDir Path dir) throws Exception {
     ClusterState s =
-        ClusterState.create(dir, "127.0.0.1:1,127.0.0.1:2", "http://127.0.0.1:3", "", 4);
+        ClusterState.create(
+            dir,
+            "127.0.0.1:1,127.0.0.1:2",
+            "http://127.0.0.1:3",
+            "",
+            4,
+            Map.of("kafka.security.protocol", "SASL_SSL"));
     ClusterState.Proc p =
         new ClusterState.Proc(
             "kafka-1",
@@ -71,5 +77,19 @@ class ClusterStateTest {
     assertThat(read.data().jobs()).containsEntry("cheetah-normalize", "abc");
     assertThat(read.data().savepoints()).containsEntry("cheetah-normalize", "file:/sp");
     assertThat(read.processes().get(0).alive()).as("pid 0: stopped").isFalse();
+    assertThat(read.data().kafkaSecurity())
+        .as("kept across every change")
+        .containsExactly(Map.entry("kafka.security.protocol", "SASL_SSL"));
+  }
+
+  @Test
+  void aStateWrittenBeforeKafkaSecurityReadsAsWithout(@TempDir Path dir) throws Exception {
+    java.nio.file.Files.writeString(
+        ClusterState.file(dir),
+        "{\"bootstrap\":\"127.0.0.1:1\",\"restUrl\":\"http://127.0.0.1:3\",\"warehouseUrl\":\"\","
+            + "\"netflowPort\":4,\"processes\":[],\"jobs\":{},\"savepoints\":{}}");
+    ClusterState read = ClusterState.load(dir).orElseThrow();
+    assertThat(read.data().kafkaSecurity()).isEmpty();
+    assertThat(read.data().clientSecurity("cheetah-admin")).isEmpty();
   }
 }

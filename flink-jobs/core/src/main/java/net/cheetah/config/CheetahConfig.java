@@ -119,8 +119,19 @@ public record CheetahConfig(
     }
   }
 
-  /** The broker: in-JVM in embedded mode, or an external bootstrap list in distributed mode. */
-  public record Kafka(String bootstrap, int port, int controllerPort, int partitions) {
+  /**
+   * The broker: in-JVM in embedded mode, or an external bootstrap list in distributed mode; with
+   * {@code kafka.security.protocol=SASL_SSL}, every client authenticates with SCRAM-SHA-512 as its
+   * own principal over TLS (docs/DEPLOY.md, "Security").
+   */
+  public record Kafka(
+      String bootstrap,
+      int port,
+      int controllerPort,
+      int partitions,
+      String securityProtocol,
+      String caFile,
+      String passwordDir) {
     public static final Key<String> BOOTSTRAP =
         Key.text(
             "kafka.bootstrap",
@@ -132,17 +143,68 @@ public record CheetahConfig(
     public static final Key<Integer> PARTITIONS =
         Key.integer("kafka.partitions", "2", "partitions per topic on the in-JVM broker")
             .check(v -> v >= 1, ">= 1");
-    public static final List<Key<?>> KEYS = List.of(BOOTSTRAP, PORT, CONTROLLER_PORT, PARTITIONS);
+    public static final Key<String> SECURITY_PROTOCOL =
+        Key.text(
+                "kafka.security.protocol",
+                "PLAINTEXT",
+                "PLAINTEXT, or SASL_SSL: TLS, and SCRAM-SHA-512 as the component's own principal")
+            .check(v -> v.equals("PLAINTEXT") || v.equals("SASL_SSL"), "PLAINTEXT or SASL_SSL");
+    public static final Key<String> CA_FILE =
+        Key.text(
+            "kafka.security.ca-file",
+            "",
+            "PEM certificate(s) the brokers' TLS certificates chain to (empty: the JVM's trust"
+                + " store)");
+    public static final Key<String> PASSWORD_DIR =
+        Key.text(
+            "kafka.security.password-dir",
+            "",
+            "directory of SCRAM passwords, one file per principal named after it (a job's is its"
+                + " name, e.g. cheetah-normalize); SASL_SSL needs it");
+    public static final List<Key<?>> KEYS =
+        List.of(
+            BOOTSTRAP, PORT, CONTROLLER_PORT, PARTITIONS, SECURITY_PROTOCOL, CA_FILE, PASSWORD_DIR);
 
     public Kafka {
       Objects.requireNonNull(bootstrap, BOOTSTRAP.name());
       PORT.require(port);
       CONTROLLER_PORT.require(controllerPort);
       PARTITIONS.require(partitions);
+      SECURITY_PROTOCOL.require(securityProtocol);
+      Objects.requireNonNull(caFile, CA_FILE.name());
+      Objects.requireNonNull(passwordDir, PASSWORD_DIR.name());
+      if (securityProtocol.equals("SASL_SSL") && passwordDir.isBlank()) {
+        throw new IllegalArgumentException(
+            SECURITY_PROTOCOL.name()
+                + "=SASL_SSL needs "
+                + PASSWORD_DIR.name()
+                + ": the directory holding each principal's SCRAM password");
+      }
     }
 
     static Kafka from(Values v) {
-      return new Kafka(v.get(BOOTSTRAP), v.get(PORT), v.get(CONTROLLER_PORT), v.get(PARTITIONS));
+      return new Kafka(
+          v.get(BOOTSTRAP),
+          v.get(PORT),
+          v.get(CONTROLLER_PORT),
+          v.get(PARTITIONS),
+          v.get(SECURITY_PROTOCOL),
+          v.get(CA_FILE),
+          v.get(PASSWORD_DIR));
+    }
+
+    /** True when clients must use TLS and SCRAM. */
+    public boolean secured() {
+      return securityProtocol.equals("SASL_SSL");
+    }
+
+    /**
+     * The Kafka client properties (Java client names) that make a client connect as {@code
+     * principal}: none with PLAINTEXT; with SASL_SSL, TLS (trusting {@code caFile} when given) and
+     * SCRAM-SHA-512 with the password read now from {@code passwordDir/principal}.
+     */
+    public Map<String, String> clientSecurity(String principal) {
+      return KafkaClientSecurity.properties(this, principal);
     }
   }
 

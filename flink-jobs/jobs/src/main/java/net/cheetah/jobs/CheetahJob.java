@@ -43,7 +43,7 @@ public final class CheetahJob implements StreamJob {
     KafkaIO.Checked<Flow> checked =
         KafkaIO.checked(
             env,
-            s.bootstrap(),
+            s.kafka(NAME),
             Topics.FLOWS,
             NAME,
             Decoders.flows(STAGE),
@@ -52,7 +52,7 @@ public final class CheetahJob implements StreamJob {
             "flows-source");
     checked
         .rejected()
-        .sinkTo(KafkaIO.rejectedSink(s.bootstrap(), NAME))
+        .sinkTo(KafkaIO.rejectedSink(s.kafka(NAME), NAME))
         .name(Topics.REJECTED)
         .uid("rejected-sink");
     DataStream<Flow> flows = checked.values();
@@ -69,13 +69,13 @@ public final class CheetahJob implements StreamJob {
             .name("encode cheetahs.v1")
             .uid("encode-cheetahs");
     encoded
-        .sinkTo(KafkaIO.exactlyOnceSink(s.bootstrap(), Topics.CHEETAHS, NAME + "-cheetahs"))
+        .sinkTo(KafkaIO.exactlyOnceSink(s.kafka(NAME), Topics.CHEETAHS, NAME + "-cheetahs"))
         .name("cheetahs.v1")
         .uid("cheetahs-sink");
     // The same events at once, at least once, for the redirect job: a command must not wait for
     // the checkpoint that commits cheetahs.v1 (docs/ARCHITECTURE.md, "Redirect commands").
     encoded
-        .sinkTo(KafkaIO.atLeastOnceSink(s.bootstrap(), Topics.CHEETAHS_CONTROL))
+        .sinkTo(KafkaIO.atLeastOnceSink(s.kafka(NAME), Topics.CHEETAHS_CONTROL))
         .name(Topics.CHEETAHS_CONTROL)
         .uid("cheetahs-control-sink");
     SingleOutputStreamOperator<Flowset> sets =
@@ -84,7 +84,7 @@ public final class CheetahJob implements StreamJob {
         .returns(TypeInformation.of(KeyedBytes.class))
         .name("encode flowsets.v1")
         .uid("encode-flowsets")
-        .sinkTo(KafkaIO.exactlyOnceSink(s.bootstrap(), Topics.FLOWSETS, NAME + "-flowsets"))
+        .sinkTo(KafkaIO.exactlyOnceSink(s.kafka(NAME), Topics.FLOWSETS, NAME + "-flowsets"))
         .name("flowsets.v1")
         .uid("flowsets-sink");
     // Late members are counted by FlowsetFunction (metric lateFlowsetMembers) and logged here.

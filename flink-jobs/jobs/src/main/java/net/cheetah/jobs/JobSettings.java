@@ -3,6 +3,7 @@ package net.cheetah.jobs;
 import java.nio.file.Path;
 import java.util.Objects;
 import net.cheetah.config.CheetahConfig;
+import net.cheetah.jobs.flink.KafkaIO;
 
 /**
  * What every streaming job is given ({@link StreamJob#addTo}): the broker, the whole configuration
@@ -13,6 +14,15 @@ public record JobSettings(String bootstrap, CheetahConfig config, Path dataDir) 
     Objects.requireNonNull(bootstrap, "bootstrap");
     Objects.requireNonNull(config, "config");
     Objects.requireNonNull(dataDir, "dataDir");
+  }
+
+  /**
+   * The brokers as the job's own Kafka principal sees them: its name (cheetah-normalize, ...),
+   * which is also the prefix of its consumer groups and transactional ids, so that the ACLs of
+   * docs/DEPLOY.md, "Security" (derived from schemas/topics.yaml) let it do what it does.
+   */
+  public KafkaIO.Access kafka(String principal) {
+    return new KafkaIO.Access(bootstrap, config.kafka().clientSecurity(principal));
   }
 
   /** The redirect signing keys: redirects.keys-file, or DATA/keys/redirects.json. */

@@ -29,7 +29,7 @@ public final class LinkStatsJob implements StreamJob {
 
   @Override
   public void addTo(StreamExecutionEnvironment env, JobSettings s) {
-    String bootstrap = s.bootstrap();
+    KafkaIO.Access bootstrap = s.kafka(NAME);
     CheetahConfig.LinkStats cfg = s.config().linkStats();
     // The operator keeps each link's clock from its bins: no watermarks.
     KafkaIO.Checked<LinkInput> bins =

@@ -30,7 +30,7 @@ public final class NormalizeJob implements StreamJob {
   public void addTo(StreamExecutionEnvironment env, JobSettings s) {
     SingleOutputStreamOperator<KeyedBytes> flows =
         env.fromSource(
-                KafkaIO.source(s.bootstrap(), Topics.GOFLOW2, NAME),
+                KafkaIO.source(s.kafka(NAME), Topics.GOFLOW2, NAME),
                 WatermarkStrategy.noWatermarks(),
                 "goflow2 messages")
             .uid("goflow2-source")
@@ -38,12 +38,12 @@ public final class NormalizeJob implements StreamJob {
             .name("normalize")
             .uid("normalize");
     flows
-        .sinkTo(KafkaIO.exactlyOnceSink(s.bootstrap(), Topics.FLOWS, NAME + "-flows"))
+        .sinkTo(KafkaIO.exactlyOnceSink(s.kafka(NAME), Topics.FLOWS, NAME + "-flows"))
         .name("flows.v1")
         .uid("flows-sink");
     flows
         .getSideOutput(REJECTED)
-        .sinkTo(KafkaIO.exactlyOnceSink(s.bootstrap(), Topics.REJECTED, NAME + "-rejected"))
+        .sinkTo(KafkaIO.exactlyOnceSink(s.kafka(NAME), Topics.REJECTED, NAME + "-rejected"))
         .name("flows.rejected.v1")
         .uid("rejected-sink");
   }

@@ -70,7 +70,7 @@ public final class RedirectJob implements StreamJob {
 
   @Override
   public void addTo(StreamExecutionEnvironment env, JobSettings s) {
-    String bootstrap = s.bootstrap();
+    KafkaIO.Access bootstrap = s.kafka(NAME);
     RedirectSettings settings = s.config().redirects().settings();
     Path keysFile = s.redirectKeysFile();
     RedirectKeys.load(keysFile); // fail at submission, not in a task, if the keys are unusable

@@ -46,7 +46,7 @@ public final class ThresholdJob implements StreamJob {
 
   @Override
   public void addTo(StreamExecutionEnvironment env, JobSettings s) {
-    String bootstrap = s.bootstrap();
+    KafkaIO.Access bootstrap = s.kafka(NAME);
     CheetahConfig.Thresholds cfg = s.config().thresholds();
     KafkaIO.Checked<ThresholdInput> stats =
         KafkaIO.checked(

@@ -26,6 +26,14 @@ public final class ConsumerLag {
    * the end counts as caught up.
    */
   public static long of(Admin admin, String groupPrefix) {
+    return of(admin, groupPrefix, Map.of());
+  }
+
+  /**
+   * {@link #of(Admin, String)} on brokers that need client credentials: {@code security}, the
+   * admin's (docs/DEPLOY.md, "Security"), also for the consumer that reads unclear ranges.
+   */
+  public static long of(Admin admin, String groupPrefix, Map<String, String> security) {
     try {
       List<String> groups =
           admin.listConsumerGroups().all().get().stream()
@@ -59,7 +67,7 @@ public final class ConsumerLag {
         }
       }
       if (!unclear.isEmpty()) {
-        lag += committedRecords(admin, unclear);
+        lag += committedRecords(admin, unclear, security);
       }
       return lag;
     } catch (InterruptedException e) {
@@ -77,6 +85,13 @@ public final class ConsumerLag {
    */
   public static long committedRecords(Admin admin, Map<TopicPartition, long[]> ranges)
       throws Exception {
+    return committedRecords(admin, ranges, Map.of());
+  }
+
+  /** {@link #committedRecords(Admin, Map)} with client credentials {@code security}. */
+  public static long committedRecords(
+      Admin admin, Map<TopicPartition, long[]> ranges, Map<String, String> security)
+      throws Exception {
     StringBuilder bootstrap = new StringBuilder();
     for (org.apache.kafka.common.Node n : admin.describeCluster().nodes().get()) {
       bootstrap
@@ -86,6 +101,7 @@ public final class ConsumerLag {
           .append(n.port());
     }
     java.util.Properties p = new java.util.Properties();
+    p.putAll(security);
     p.put(
         org.apache.kafka.clients.consumer.ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG,
         bootstrap.toString());
@@ -129,11 +145,18 @@ public final class ConsumerLag {
    */
   public static long awaitCaughtUp(Admin admin, String groupPrefix, Duration timeout)
       throws InterruptedException {
+    return awaitCaughtUp(admin, groupPrefix, timeout, Map.of());
+  }
+
+  /** {@link #awaitCaughtUp(Admin, String, Duration)} with client credentials {@code security}. */
+  public static long awaitCaughtUp(
+      Admin admin, String groupPrefix, Duration timeout, Map<String, String> security)
+      throws InterruptedException {
     long deadline = System.nanoTime() + timeout.toNanos();
-    long lag = of(admin, groupPrefix);
+    long lag = of(admin, groupPrefix, security);
     while (lag != 0 && System.nanoTime() < deadline) {
       Thread.sleep(250);
-      lag = of(admin, groupPrefix);
+      lag = of(admin, groupPrefix, security);
     }
     return lag;
   }

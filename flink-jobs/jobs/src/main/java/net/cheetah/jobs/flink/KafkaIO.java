@@ -1,5 +1,7 @@
 package net.cheetah.jobs.flink;
 
+import java.io.Serializable;
+import java.util.Map;
 import java.util.Optional;
 import java.util.Properties;
 import org.apache.flink.api.common.eventtime.TimestampAssigner;
@@ -31,12 +33,32 @@ public final class KafkaIO {
   private KafkaIO() {}
 
   /**
+   * The brokers and the client properties that authenticate a job as its own principal (none with
+   * kafka.security.protocol PLAINTEXT; {@code JobSettings#kafka}).
+   */
+  public record Access(String bootstrap, Map<String, String> security) implements Serializable {
+    public Access {
+      java.util.Objects.requireNonNull(bootstrap, "bootstrap");
+      security = Map.copyOf(security);
+    }
+
+    /** Brokers that take any client (kafka.security.protocol PLAINTEXT). */
+    public static Access plain(String bootstrap) {
+      return new Access(bootstrap, Map.of());
+    }
+
+    void addTo(Properties p) {
+      security.forEach(p::setProperty);
+    }
+  }
+
+  /**
    * Reads committed records only (producers are transactional; see {@link Isolation}). A job
    * restored from a savepoint resumes from its offsets there; a job started without one resumes
    * from its group's committed offsets (committed on checkpoints), and only a new group starts from
    * the earliest record.
    */
-  public static KafkaSource<KafkaRecord> source(String bootstrap, String topic, String groupId) {
+  public static KafkaSource<KafkaRecord> source(Access bootstrap, String topic, String groupId) {
     return source(bootstrap, topic, groupId, new RecordDeserializer());
   }
 
@@ -46,7 +68,7 @@ public final class KafkaIO {
    * watermark over their merged stream would run ahead of the slower one.
    */
   public static <T> KafkaSource<T> source(
-      String bootstrap, String topic, String groupId, KafkaRecordDeserializationSchema<T> decoder) {
+      Access bootstrap, String topic, String groupId, KafkaRecordDeserializationSchema<T> decoder) {
     return source(bootstrap, topic, groupId, decoder, Isolation.COMMITTED);
   }
 
@@ -69,16 +91,19 @@ public final class KafkaIO {
   }
 
   /**
-   * As {@link #source(String, String, String, KafkaRecordDeserializationSchema)}, any isolation.
+   * As {@link #source(Access, String, String, KafkaRecordDeserializationSchema)}, any isolation.
    */
   public static <T> KafkaSource<T> source(
-      String bootstrap,
+      Access bootstrap,
       String topic,
       String groupId,
       KafkaRecordDeserializationSchema<T> decoder,
       Isolation isolation) {
+    Properties security = new Properties();
+    bootstrap.addTo(security);
     return KafkaSource.<T>builder()
-        .setBootstrapServers(bootstrap)
+        .setBootstrapServers(bootstrap.bootstrap())
+        .setProperties(security)
         .setTopics(topic)
         .setGroupId(groupId)
         .setStartingOffsets(OffsetsInitializer.committedOffsets(OffsetResetStrategy.EARLIEST))
@@ -95,7 +120,7 @@ public final class KafkaIO {
    */
   public static <T> Checked<T> checked(
       StreamExecutionEnvironment env,
-      String bootstrap,
+      Access bootstrap,
       String topic,
       String groupId,
       KafkaRecordDeserializationSchema<Either<KeyedBytes, T>> decoder,
@@ -109,7 +134,7 @@ public final class KafkaIO {
   /** As the other {@code checked}, reading the records {@code isolation} selects. */
   public static <T> Checked<T> checked(
       StreamExecutionEnvironment env,
-      String bootstrap,
+      Access bootstrap,
       String topic,
       String groupId,
       KafkaRecordDeserializationSchema<Either<KeyedBytes, T>> decoder,
@@ -183,24 +208,25 @@ public final class KafkaIO {
   }
 
   /** The sink of a job's rejections: flows.rejected.v1, exactly once. */
-  public static KafkaSink<KeyedBytes> rejectedSink(String bootstrap, String jobName) {
+  public static KafkaSink<KeyedBytes> rejectedSink(Access bootstrap, String jobName) {
     return exactlyOnceSink(bootstrap, net.cheetah.core.Topics.REJECTED, jobName + "-rejected");
   }
 
   /** Transactional sink: records become visible when the checkpoint that covers them completes. */
   public static KafkaSink<KeyedBytes> exactlyOnceSink(
-      String bootstrap, String topic, String txPrefix) {
+      Access bootstrap, String topic, String txPrefix) {
     if (net.cheetah.core.Topics.AT_LEAST_ONCE.contains(topic)) {
       throw new IllegalArgumentException(
           topic + " is delivery: at-least-once in schemas/topics.yaml; use atLeastOnceSink");
     }
     Properties p = new Properties();
+    bootstrap.addTo(p);
     // Longer than any checkpoint, within the broker's transaction.max.timeout.ms (15 min).
     p.setProperty("transaction.timeout.ms", "600000");
     p.setProperty("compression.type", "lz4");
     p.setProperty("linger.ms", "5");
     return KafkaSink.<KeyedBytes>builder()
-        .setBootstrapServers(bootstrap)
+        .setBootstrapServers(bootstrap.bootstrap())
         .setKafkaProducerConfig(p)
         .setDeliveryGuarantee(DeliveryGuarantee.EXACTLY_ONCE)
         .setTransactionalIdPrefix(txPrefix)
@@ -214,11 +240,11 @@ public final class KafkaIO {
    * topics the manifest marks {@code delivery: at-least-once} (schemas/topics.yaml): their
    * consumers, the warehouse included, expect repeats.
    */
-  public static KafkaSink<KeyedBytes> atLeastOnceSink(String bootstrap, String topic) {
+  public static KafkaSink<KeyedBytes> atLeastOnceSink(Access bootstrap, String topic) {
     requireAtLeastOnce(topic);
     return KafkaSink.<KeyedBytes>builder()
-        .setBootstrapServers(bootstrap)
-        .setKafkaProducerConfig(atLeastOnceProducerConfig())
+        .setBootstrapServers(bootstrap.bootstrap())
+        .setKafkaProducerConfig(atLeastOnceProducerConfig(bootstrap))
         .setDeliveryGuarantee(DeliveryGuarantee.AT_LEAST_ONCE)
         .setRecordSerializer(new RecordSerializer(topic))
         .build();
@@ -229,8 +255,9 @@ public final class KafkaIO {
    * ./cheetah guard} outside Flink): idempotent (a retry never duplicates or reorders within a
    * partition), acknowledged by every in-sync replica, sent at once.
    */
-  public static Properties atLeastOnceProducerConfig() {
+  public static Properties atLeastOnceProducerConfig(Access bootstrap) {
     Properties p = new Properties();
+    bootstrap.addTo(p);
     p.setProperty("enable.idempotence", "true");
     p.setProperty("acks", "all");
     p.setProperty("linger.ms", "0");

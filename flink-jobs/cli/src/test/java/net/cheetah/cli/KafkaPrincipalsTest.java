@@ -1,0 +1,102 @@
+package net.cheetah.cli;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Set;
+import java.util.TreeSet;
+import net.cheetah.jobs.StreamJob;
+import org.apache.kafka.common.acl.AclBinding;
+import org.apache.kafka.common.acl.AclOperation;
+import org.apache.kafka.common.resource.ResourceType;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The secure cluster's principals and ACLs, read from the chart's manifest copy, against
+ * expectations written by hand from the issue's rules (docs/DEPLOY.md, "Security").
+ */
+class KafkaPrincipalsTest {
+  private static final Path ROOT = Path.of(System.getProperty("cheetah.root", "../.."));
+
+  private static Set<String> grants(KafkaPrincipals p, String user) {
+    Set<String> out = new TreeSet<>();
+    for (AclBinding b : p.acls()) {
+      if (b.entry().principal().equals("User:" + user)) {
+        out.add(
+            b.pattern().resourceType()
+                + " "
+                + b.pattern().patternType()
+                + " "
+                + b.pattern().name()
+                + " "
+                + b.entry().operation());
+      }
+    }
+    return out;
+  }
+
+  private static Set<String> writers(KafkaPrincipals p, String topic) {
+    Set<String> out = new TreeSet<>();
+    for (AclBinding b : p.acls()) {
+      if (b.pattern().resourceType() == ResourceType.TOPIC
+          && b.pattern().name().equals(topic)
+          && b.entry().operation() == AclOperation.WRITE) {
+        out.add(b.entry().principal());
+      }
+    }
+    return out;
+  }
+
+  @Test
+  void theAdaptersReadCommandsAndWriteAcksOnly() throws Exception {
+    KafkaPrincipals p = KafkaPrincipals.read(ROOT);
+    assertThat(grants(p, "cheetah-adapters"))
+        .containsExactlyInAnyOrder(
+            "TOPIC LITERAL redirects.acks.v1 WRITE",
+            "TOPIC LITERAL redirects.acks.v1 DESCRIBE",
+            "TOPIC LITERAL redirects.commands.v1 READ",
+            "TOPIC LITERAL redirects.commands.v1 DESCRIBE",
+            "GROUP PREFIXED cheetah-adapters READ",
+            "TRANSACTIONAL_ID PREFIXED cheetah-adapters WRITE",
+            "TRANSACTIONAL_ID PREFIXED cheetah-adapters DESCRIBE");
+  }
+
+  @Test
+  void theCollectorWritesFlowsAndRejectionsOnly() throws Exception {
+    KafkaPrincipals p = KafkaPrincipals.read(ROOT);
+    assertThat(grants(p, "cheetah-collector"))
+        .containsExactlyInAnyOrder(
+            "TOPIC LITERAL flows.goflow2.v1 WRITE",
+            "TOPIC LITERAL flows.goflow2.v1 DESCRIBE",
+            "TOPIC LITERAL flows.rejected.v1 WRITE",
+            "TOPIC LITERAL flows.rejected.v1 DESCRIBE",
+            "TRANSACTIONAL_ID PREFIXED cheetah-collector WRITE",
+            "TRANSACTIONAL_ID PREFIXED cheetah-collector DESCRIBE");
+  }
+
+  @Test
+  void onlyTheRedirectJobWritesCommandsAndNoDashboardsPrincipalExists() throws Exception {
+    KafkaPrincipals p = KafkaPrincipals.read(ROOT);
+    assertThat(writers(p, "redirects.commands.v1")).containsExactly("User:cheetah-redirects");
+    assertThat(p.names()).noneMatch(n -> n.contains("dashboard") || n.contains("superset"));
+    assertThat(p.names())
+        .as("the CLI's and the brokers' super users are not component principals")
+        .doesNotContain(KafkaPrincipals.ADMIN, KafkaPrincipals.BROKER);
+  }
+
+  @Test
+  void everyComponentThatTalksToKafkaHasAPrincipal() throws Exception {
+    List<String> names = KafkaPrincipals.read(ROOT).names();
+    // A job connects as its name (JobSettings#kafka): one without a user would be refused.
+    StreamJob.stack().forEach(j -> assertThat(names).contains(j.name()));
+    assertThat(names)
+        .contains(
+            Warehouse.PRINCIPAL,
+            Collector.PRINCIPAL,
+            DemoProbe.PRINCIPAL,
+            "cheetah-adapters",
+            "cheetah-backfill",
+            "cheetah-snmp-poller");
+  }
+}
