@@ -33,6 +33,7 @@ USERS = {
     "link-stats job": "cheetah-link-stats",
     "threshold job": "cheetah-thresholds",
     "redirect job": "cheetah-redirects",
+    "guard command": "cheetah-guard",  # ./cheetah guard, run by an operator (flink-jobs/cli GuardCommand)
     "probe": "cheetah-probe",
     "snmp poller": "cheetah-snmp-poller",
     "transfer shippers": "cheetah-transfer-shippers",

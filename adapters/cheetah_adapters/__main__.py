@@ -82,6 +82,7 @@ def main(argv: list[str] | None = None) -> int:
     except kafka_loop.KafkaSetupError as e:
         print(f"cheetah adapter: {e}", file=sys.stderr)
         return 2
+    args.client_options = client_options  # a target that publishes itself (incast's samples) uses them too
     try:
         device = make_device(args, p)
         keys = KeysFile(args.keys)

@@ -41,10 +41,12 @@ class IncastDevice:
     name = "incast"
     actions = frozenset({"RWND_CAP"})
 
-    def __init__(self, config: IncastConfig, device_id: str = "", bootstrap: str = "") -> None:
+    def __init__(self, config: IncastConfig, device_id: str = "", bootstrap: str = "",
+                 client_options: dict[str, str] | None = None) -> None:
         self.config = config
         self.device_id = device_id
         self.bootstrap = bootstrap
+        self.client_options = dict(client_options or {})  # --kafka-config: the adapter's credentials
         self.guard: Guard | None = None
         self.queue_limit = 0
         self.commands: dict[str, str] = {}  # receiver -> the command in force (for the samples)
@@ -145,7 +147,8 @@ class IncastDevice:
         from cheetah_adapters.messages import message_class
 
         sample_class = message_class(INCAST_PROTO, "IncastGuardSample")
-        producer = Producer({"bootstrap.servers": self.bootstrap, "enable.idempotence": True, "acks": "all", "linger.ms": 5})
+        producer = Producer({"bootstrap.servers": self.bootstrap, "enable.idempotence": True, "acks": "all", "linger.ms": 5,
+                             **self.client_options})
         key = self.device_id.encode()
 
         def done(error: Any, _message: Any) -> None:
@@ -179,7 +182,7 @@ def _make(args: argparse.Namespace, error: Callable[[str], None]) -> IncastDevic
     if args.mss <= 0 or args.queue_poll_ms <= 0 or args.sample_interval < 0:
         error("--mss and --queue-poll-ms must be positive, --sample-interval at least 0")
     config = IncastConfig(args.interface, args.netns, args.mss, args.queue_poll_ms, args.sample_interval)
-    return IncastDevice(config, args.device, args.bootstrap)
+    return IncastDevice(config, args.device, args.bootstrap, getattr(args, "client_options", None))
 
 
 TARGET = Target("incast", "incast (receive-window guard, eBPF on tc)", _add_arguments, _make)

@@ -76,6 +76,12 @@ import picocli.CommandLine.Spec;
       GuardCommand.ListGuards.class
     })
 final class GuardCommand implements Callable<Integer> {
+  /**
+   * The command's Kafka principal on secured brokers: the user of component "guard command" in
+   * schemas/topics.yaml (helm/gen_chart_data.py names it; KafkaPrincipalsTest holds them equal).
+   */
+  static final String PRINCIPAL = "cheetah-guard";
+
   @Spec CommandSpec spec;
 
   @Override
@@ -103,8 +109,12 @@ final class GuardCommand implements Callable<Integer> {
       return spec.commandLine().getOut();
     }
 
-    /** --bootstrap, or the stack's broker; either must answer and hold the redirect topics. */
-    String broker(CheetahConfig cfg) {
+    /**
+     * --bootstrap, or the stack's broker, with this command's credentials when kafka.security.*
+     * asks for them (principal {@link #PRINCIPAL}); the brokers must answer and hold the redirect
+     * topics.
+     */
+    KafkaIO.Access broker(CheetahConfig cfg) {
       boolean given = bootstrap != null;
       String b = given ? bootstrap.trim() : Broker.bootstrap(cfg);
       if (b.isEmpty()) {
@@ -123,8 +133,10 @@ final class GuardCommand implements Callable<Integer> {
                 + where
                 + ": start the stack (./cheetah up), or pass --bootstrap HOST:PORT");
       }
+      KafkaIO.Access access = new KafkaIO.Access(b, cfg.kafka().clientSecurity(PRINCIPAL));
       Set<String> topics;
       Properties p = new Properties();
+      p.putAll(access.security());
       p.put(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, b);
       p.put(AdminClientConfig.DEFAULT_API_TIMEOUT_MS_CONFIG, 10_000);
       p.put(AdminClientConfig.REQUEST_TIMEOUT_MS_CONFIG, 5_000);
@@ -148,10 +160,13 @@ final class GuardCommand implements Callable<Integer> {
                   + " have no topic "
                   + t
                   + "; are they Cheetah's? (the stack creates every topic of"
-                  + " schemas/topics.yaml)");
+                  + " schemas/topics.yaml)"
+                  + (access.security().isEmpty()
+                      ? ""
+                      : ", or may " + PRINCIPAL + " not describe it? (its ACLs)"));
         }
       }
-      return b;
+      return access;
     }
   }
 
@@ -246,7 +261,7 @@ final class GuardCommand implements Callable<Integer> {
       long now = System.currentTimeMillis();
       RedirectCommand add = Guards.set(device.trim(), r, bufferBytes, now, ttlMs, operator());
       RedirectKeys keys = keys(cfg);
-      String b = broker(cfg);
+      KafkaIO.Access b = broker(cfg);
       List<RedirectCommand> commands = new ArrayList<>();
       for (Guards.Guard old : Guards.of(GuardCommand.inForce(b, now), add.getDeviceId(), r)) {
         commands.add(
@@ -313,7 +328,7 @@ final class GuardCommand implements Callable<Integer> {
       CheetahConfig cfg = config.load();
       Address r = receiverAddress(receiver);
       RedirectKeys keys = keys(cfg);
-      String b = broker(cfg);
+      KafkaIO.Access b = broker(cfg);
       long now = System.currentTimeMillis();
       List<Guards.Guard> guards = Guards.of(GuardCommand.inForce(b, now), device.trim(), r);
       if (guards.isEmpty()) {
@@ -362,7 +377,7 @@ final class GuardCommand implements Callable<Integer> {
     @Override
     public Integer call() throws Exception {
       CheetahConfig cfg = config.load();
-      String b = broker(cfg);
+      KafkaIO.Access b = broker(cfg);
       long now = System.currentTimeMillis();
       List<Guards.Guard> guards = GuardCommand.inForce(b, now);
       if (device != null) {
@@ -395,7 +410,7 @@ final class GuardCommand implements Callable<Integer> {
   }
 
   /** The guards in force on the broker now, with their acks. */
-  static List<Guards.Guard> inForce(String bootstrap, long nowMs) {
+  static List<Guards.Guard> inForce(KafkaIO.Access bootstrap, long nowMs) {
     List<RedirectCommand> commands =
         read(bootstrap, Topics.REDIRECTS_COMMANDS, RedirectCommand::parseFrom);
     List<RedirectAck> acks = read(bootstrap, Topics.REDIRECTS_ACKS, RedirectAck::parseFrom);
@@ -411,9 +426,10 @@ final class GuardCommand implements Callable<Integer> {
    * Every record of {@code topic} from the start of its retention to its end as of now, decoded;
    * records that do not decode are skipped with a warning saying how many and where.
    */
-  static <T> List<T> read(String bootstrap, String topic, Decoder<T> decoder) {
+  static <T> List<T> read(KafkaIO.Access bootstrap, String topic, Decoder<T> decoder) {
     Properties p = new Properties();
-    p.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
+    p.putAll(bootstrap.security());
+    p.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap.bootstrap());
     p.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, "false");
     p.put(ConsumerConfig.DEFAULT_API_TIMEOUT_MS_CONFIG, "15000");
     List<T> out = new ArrayList<>();
@@ -432,7 +448,11 @@ final class GuardCommand implements Callable<Integer> {
       while (parts.stream().anyMatch(tp -> c.position(tp) < end.get(tp))) {
         if (System.nanoTime() > deadline) {
           throw new IllegalStateException(
-              "reading " + topic + " at " + bootstrap + " did not reach its end within 60 s");
+              "reading "
+                  + topic
+                  + " at "
+                  + bootstrap.bootstrap()
+                  + " did not reach its end within 60 s");
         }
         for (ConsumerRecord<byte[], byte[]> rec : c.poll(Duration.ofMillis(500))) {
           if (rec.offset() >= end.get(new TopicPartition(topic, rec.partition()))) {
@@ -464,11 +484,11 @@ final class GuardCommand implements Callable<Integer> {
    * Each command on redirects.commands.v1, then the same signed bytes on redirects.decisions.v1
    * (the audit), keyed by device, in order, with the producer of every at-least-once writer.
    */
-  static List<RecordMetadata> publish(String bootstrap, List<RedirectCommand> commands) {
+  static List<RecordMetadata> publish(KafkaIO.Access bootstrap, List<RedirectCommand> commands) {
     KafkaIO.requireAtLeastOnce(Topics.REDIRECTS_COMMANDS);
     KafkaIO.requireAtLeastOnce(Topics.REDIRECTS_DECISIONS);
-    Properties p = KafkaIO.atLeastOnceProducerConfig(KafkaIO.Access.plain(bootstrap));
-    p.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
+    Properties p = KafkaIO.atLeastOnceProducerConfig(bootstrap);
+    p.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap.bootstrap());
     p.put(ProducerConfig.MAX_BLOCK_MS_CONFIG, "15000");
     p.put(ProducerConfig.REQUEST_TIMEOUT_MS_CONFIG, "10000");
     p.put(ProducerConfig.DELIVERY_TIMEOUT_MS_CONFIG, "30000");

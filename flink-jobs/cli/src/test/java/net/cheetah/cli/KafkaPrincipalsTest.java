@@ -49,12 +49,15 @@ class KafkaPrincipalsTest {
   }
 
   @Test
-  void theAdaptersReadCommandsAndWriteAcksOnly() throws Exception {
+  void theAdaptersReadCommandsAndWriteAcksAndGuardSamplesOnly() throws Exception {
     KafkaPrincipals p = KafkaPrincipals.read(ROOT);
+    // The incast target (the same program) publishes its guard samples.
     assertThat(grants(p, "cheetah-adapters"))
         .containsExactlyInAnyOrder(
             "TOPIC LITERAL redirects.acks.v1 WRITE",
             "TOPIC LITERAL redirects.acks.v1 DESCRIBE",
+            "TOPIC LITERAL incast.guard.v1 WRITE",
+            "TOPIC LITERAL incast.guard.v1 DESCRIBE",
             "TOPIC LITERAL redirects.commands.v1 READ",
             "TOPIC LITERAL redirects.commands.v1 DESCRIBE",
             "GROUP PREFIXED cheetah-adapters READ",
@@ -76,9 +79,28 @@ class KafkaPrincipalsTest {
   }
 
   @Test
-  void onlyTheRedirectJobWritesCommandsAndNoDashboardsPrincipalExists() throws Exception {
+  void theGuardCommandWritesCommandsAndTheirAuditAndReadsCommandsAndAcksOnly() throws Exception {
     KafkaPrincipals p = KafkaPrincipals.read(ROOT);
-    assertThat(writers(p, "redirects.commands.v1")).containsExactly("User:cheetah-redirects");
+    assertThat(grants(p, GuardCommand.PRINCIPAL))
+        .containsExactlyInAnyOrder(
+            "TOPIC LITERAL redirects.commands.v1 WRITE",
+            "TOPIC LITERAL redirects.commands.v1 DESCRIBE",
+            "TOPIC LITERAL redirects.commands.v1 READ",
+            "TOPIC LITERAL redirects.decisions.v1 WRITE",
+            "TOPIC LITERAL redirects.decisions.v1 DESCRIBE",
+            "TOPIC LITERAL redirects.acks.v1 READ",
+            "TOPIC LITERAL redirects.acks.v1 DESCRIBE",
+            "GROUP PREFIXED cheetah-guard READ",
+            "TRANSACTIONAL_ID PREFIXED cheetah-guard WRITE",
+            "TRANSACTIONAL_ID PREFIXED cheetah-guard DESCRIBE");
+  }
+
+  @Test
+  void onlyTheRedirectJobAndTheGuardCommandWriteCommandsAndNoDashboardsPrincipalExists()
+      throws Exception {
+    KafkaPrincipals p = KafkaPrincipals.read(ROOT);
+    assertThat(writers(p, "redirects.commands.v1"))
+        .containsExactlyInAnyOrder("User:cheetah-redirects", "User:" + GuardCommand.PRINCIPAL);
     assertThat(p.names()).noneMatch(n -> n.contains("dashboard") || n.contains("superset"));
     assertThat(p.names())
         .as("the CLI's and the brokers' super users are not component principals")
@@ -95,6 +117,7 @@ class KafkaPrincipalsTest {
             Warehouse.PRINCIPAL,
             Collector.PRINCIPAL,
             DemoProbe.PRINCIPAL,
+            GuardCommand.PRINCIPAL,
             "cheetah-adapters",
             "cheetah-backfill",
             "cheetah-snmp-poller");
