@@ -33,7 +33,9 @@ USERS = {
     "link-stats job": "cheetah-link-stats",
     "threshold job": "cheetah-thresholds",
     "redirect job": "cheetah-redirects",
-    "guard command": "cheetah-guard",  # ./cheetah guard, run by an operator (flink-jobs/cli GuardCommand)
+    # ./cheetah guard issues commands as the redirect authority: it signs with the redirect job's
+    # keys and connects as its principal, so that principal alone writes commands.
+    "guard command": "cheetah-redirects",
     "probe": "cheetah-probe",
     "snmp poller": "cheetah-snmp-poller",
     "transfer shippers": "cheetah-transfer-shippers",
@@ -74,7 +76,8 @@ def chart_data(topics: list[dict]) -> dict:
                 u = user(c)
                 if c not in u["components"]:
                     u["components"].append(c)
-                u[side].append(t["name"])
+                if t["name"] not in u[side]:  # two components of one user (the guard command's)
+                    u[side].append(t["name"])
                 # A user exists only if it touches a topic that something produces today.
                 u["built"] = u["built"] or built
     return {

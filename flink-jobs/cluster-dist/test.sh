@@ -12,7 +12,8 @@
 # with the ACLs of schemas/topics.yaml; docs/DEPLOY.md, "Security"), the demo with no fault (every
 # component authenticated as itself, its truth check passing), then cluster security-check
 # (unauthenticated clients refused, the adapters' principal cannot write redirects.commands.v1,
-# the brokers hold exactly the chart's ACLs).
+# the brokers hold exactly the chart's ACLs), then an operator's ./cheetah guard set and list with
+# the jobs' configuration (connecting as the redirect authority).
 # Usage: test.sh [--report-dir DIR] [--only taskmanager|broker|secure | --all] [cluster demo options...]
 #   --report-dir DIR  write DIR/cluster.xml (JUnit, one case per fault) for ./cheetah test
 #   --only WHAT       run one case (default, or --all: every one)
@@ -59,6 +60,14 @@ run_case() {
       if [ "$fault" = secure ]; then
         echo "== $fault: cluster security-check"
         "$ROOT/cheetah" cluster security-check --set "data-dir=$data" || rc=$((rc ? rc : 1))
+        # An operator's guard, with the jobs' configuration: it connects as the redirect authority.
+        echo "== $fault: ./cheetah guard set, list (--config DATA/cluster/jobs.properties)"
+        "$ROOT/cheetah" guard set --config "$data/cluster/jobs.properties" --device tor-secure \
+          --receiver 192.0.2.10 --buffer 256KiB || rc=$((rc ? rc : 1))
+        "$ROOT/cheetah" guard list --config "$data/cluster/jobs.properties" >"$data/guards.txt" || rc=$((rc ? rc : 1))
+        cat "$data/guards.txt"
+        grep -q "^tor-secure  *192.0.2.10 " "$data/guards.txt" \
+          || { echo "FAILED: the guard set as cheetah-redirects is not listed in force"; rc=$((rc ? rc : 1)); }
       fi
       "$ROOT/cheetah" cluster status --set "data-dir=$data" || true
     fi

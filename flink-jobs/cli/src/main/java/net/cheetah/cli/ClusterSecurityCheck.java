@@ -35,8 +35,9 @@ import org.apache.kafka.common.serialization.ByteArraySerializer;
  * ./cheetah cluster security-check}; docs/DEPLOY.md, "Security"): clients without TLS, without
  * credentials or with a wrong password are refused; a component may not write a topic it does not
  * produce (the adapters' principal may not write redirects.commands.v1, but may read it and write
- * redirects.acks.v1); only the redirect job's and the guard command's principals may write
- * commands; no dashboards principal exists; the brokers hold exactly the ACLs of the chart's users.
+ * redirects.acks.v1); only the redirect authority's principal (the redirect job's, which ./cheetah
+ * guard shares) may write commands; no dashboards principal exists; the brokers hold exactly the
+ * ACLs of the chart's users.
  */
 final class ClusterSecurityCheck {
   private static final Duration REFUSAL = Duration.ofSeconds(15);
@@ -110,12 +111,12 @@ final class ClusterSecurityCheck {
         "the adapters' principal cannot read " + Topics.FLOWS,
         readRefused(bootstrap, adapters, Topics.FLOWS));
     check(
-        "the guard command's principal can write "
+        "the redirect authority's principal (the redirect job's, ./cheetah guard's) can write "
             + Topics.REDIRECTS_COMMANDS
             + " (a transaction, aborted)",
         canWriteAborted(bootstrap, GuardCommand.PRINCIPAL, Topics.REDIRECTS_COMMANDS));
     check(
-        "the guard command's principal cannot write " + Topics.THRESHOLDS,
+        "the redirect authority's principal cannot write " + Topics.THRESHOLDS,
         writeRefused(bootstrap, GuardCommand.PRINCIPAL, Topics.THRESHOLDS));
 
     try (Admin a = Cluster.admin(bootstrap, admin)) {
@@ -132,13 +133,8 @@ final class ClusterSecurityCheck {
       Set<String> expected = new TreeSet<>();
       principals.acls().forEach(b -> expected.add(b.toString()));
       check(
-          "only User:cheetah-redirects and User:"
-              + GuardCommand.PRINCIPAL
-              + " may write "
-              + Topics.REDIRECTS_COMMANDS
-              + " "
-              + writers,
-          writers.equals(Set.of("User:cheetah-redirects", "User:" + GuardCommand.PRINCIPAL)));
+          "only User:cheetah-redirects may write " + Topics.REDIRECTS_COMMANDS + " " + writers,
+          writers.equals(Set.of("User:cheetah-redirects")));
       Set<String> missing = new TreeSet<>(expected);
       missing.removeAll(actual);
       Set<String> extra = new TreeSet<>(actual);

@@ -77,10 +77,11 @@ import picocli.CommandLine.Spec;
     })
 final class GuardCommand implements Callable<Integer> {
   /**
-   * The command's Kafka principal on secured brokers: the user of component "guard command" in
-   * schemas/topics.yaml (helm/gen_chart_data.py names it; KafkaPrincipalsTest holds them equal).
+   * The command's Kafka principal on secured brokers: the redirect authority's. It signs with the
+   * redirect job's keys, and only that principal may write redirects.commands.v1 (component "guard
+   * command" of schemas/topics.yaml maps to it in helm/gen_chart_data.py; KafkaPrincipalsTest).
    */
-  static final String PRINCIPAL = "cheetah-guard";
+  static final String PRINCIPAL = net.cheetah.jobs.RedirectJob.NAME;
 
   @Spec CommandSpec spec;
 

@@ -79,10 +79,20 @@ class KafkaPrincipalsTest {
   }
 
   @Test
-  void theGuardCommandWritesCommandsAndTheirAuditAndReadsCommandsAndAcksOnly() throws Exception {
+  void theRedirectAuthorityWritesCommandsAndTheirAuditAndReadsWhatTheGuardCommandNeeds()
+      throws Exception {
     KafkaPrincipals p = KafkaPrincipals.read(ROOT);
+    // The redirect job reads the cheetahs and their control topic and writes its rejections;
+    // ./cheetah guard, connecting as the same authority, reads the commands in force and acks.
+    assertThat(GuardCommand.PRINCIPAL).isEqualTo("cheetah-redirects");
     assertThat(grants(p, GuardCommand.PRINCIPAL))
         .containsExactlyInAnyOrder(
+            "TOPIC LITERAL cheetahs.v1 READ",
+            "TOPIC LITERAL cheetahs.v1 DESCRIBE",
+            "TOPIC LITERAL cheetahs.control.v1 READ",
+            "TOPIC LITERAL cheetahs.control.v1 DESCRIBE",
+            "TOPIC LITERAL flows.rejected.v1 WRITE",
+            "TOPIC LITERAL flows.rejected.v1 DESCRIBE",
             "TOPIC LITERAL redirects.commands.v1 WRITE",
             "TOPIC LITERAL redirects.commands.v1 DESCRIBE",
             "TOPIC LITERAL redirects.commands.v1 READ",
@@ -90,17 +100,15 @@ class KafkaPrincipalsTest {
             "TOPIC LITERAL redirects.decisions.v1 DESCRIBE",
             "TOPIC LITERAL redirects.acks.v1 READ",
             "TOPIC LITERAL redirects.acks.v1 DESCRIBE",
-            "GROUP PREFIXED cheetah-guard READ",
-            "TRANSACTIONAL_ID PREFIXED cheetah-guard WRITE",
-            "TRANSACTIONAL_ID PREFIXED cheetah-guard DESCRIBE");
+            "GROUP PREFIXED cheetah-redirects READ",
+            "TRANSACTIONAL_ID PREFIXED cheetah-redirects WRITE",
+            "TRANSACTIONAL_ID PREFIXED cheetah-redirects DESCRIBE");
   }
 
   @Test
-  void onlyTheRedirectJobAndTheGuardCommandWriteCommandsAndNoDashboardsPrincipalExists()
-      throws Exception {
+  void onlyTheRedirectAuthorityWritesCommandsAndNoDashboardsPrincipalExists() throws Exception {
     KafkaPrincipals p = KafkaPrincipals.read(ROOT);
-    assertThat(writers(p, "redirects.commands.v1"))
-        .containsExactlyInAnyOrder("User:cheetah-redirects", "User:" + GuardCommand.PRINCIPAL);
+    assertThat(writers(p, "redirects.commands.v1")).containsExactly("User:cheetah-redirects");
     assertThat(p.names()).noneMatch(n -> n.contains("dashboard") || n.contains("superset"));
     assertThat(p.names())
         .as("the CLI's and the brokers' super users are not component principals")
@@ -117,7 +125,6 @@ class KafkaPrincipalsTest {
             Warehouse.PRINCIPAL,
             Collector.PRINCIPAL,
             DemoProbe.PRINCIPAL,
-            GuardCommand.PRINCIPAL,
             "cheetah-adapters",
             "cheetah-backfill",
             "cheetah-snmp-poller");
