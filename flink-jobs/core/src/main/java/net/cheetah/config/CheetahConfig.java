@@ -47,7 +47,8 @@ public record CheetahConfig(
       long flowsetLatenessMs,
       long outOfOrdernessMs,
       long idleAdvanceMs,
-      long activeTimeoutMs)
+      long activeTimeoutMs,
+      long firstRecordHoldMs)
       implements Serializable {
     public static final Key<Long> H_BYTES =
         Key.bytes("detection.h-bytes", "1000000000", "H: bytes in one interval that make a cheetah")
@@ -84,6 +85,14 @@ public record CheetahConfig(
                 "30000",
                 "after this much silence, event time follows the wall clock (0: never)")
             .check(v -> v >= 0, ">= 0");
+    public static final Key<Long> FIRST_RECORD_HOLD_MS =
+        Key.whole(
+                "detection.first-record-hold-ms",
+                "0",
+                "how long a flows.v1 partition without any record yet holds event time back before"
+                    + " it counts as idle (its first records would come late after that); 0: the"
+                    + " idle advance, or the out-of-orderness when that is off")
+            .check(v -> v >= 0, ">= 0");
     public static final List<Key<?>> KEYS =
         List.of(
             H_BYTES,
@@ -93,7 +102,8 @@ public record CheetahConfig(
             ACTIVE_TIMEOUT_MS,
             FLOWSET_LATENESS_MS,
             OUT_OF_ORDERNESS_MS,
-            IDLE_ADVANCE_MS);
+            IDLE_ADVANCE_MS,
+            FIRST_RECORD_HOLD_MS);
 
     public Detection {
       H_BYTES.require(hBytes);
@@ -104,6 +114,36 @@ public record CheetahConfig(
       OUT_OF_ORDERNESS_MS.require(outOfOrdernessMs);
       IDLE_ADVANCE_MS.require(idleAdvanceMs);
       ACTIVE_TIMEOUT_MS.require(activeTimeoutMs);
+      FIRST_RECORD_HOLD_MS.require(firstRecordHoldMs);
+    }
+
+    /** With the first-record hold left at its default (the idle advance's). */
+    public Detection(
+        long hBytes,
+        long intervalMs,
+        long gapMs,
+        long tauMs,
+        long flowsetLatenessMs,
+        long outOfOrdernessMs,
+        long idleAdvanceMs,
+        long activeTimeoutMs) {
+      this(
+          hBytes,
+          intervalMs,
+          gapMs,
+          tauMs,
+          flowsetLatenessMs,
+          outOfOrdernessMs,
+          idleAdvanceMs,
+          activeTimeoutMs,
+          0);
+    }
+
+    /** How long a partition without records holds event time back (the key's rule for 0). */
+    public long effectiveFirstRecordHoldMs() {
+      return firstRecordHoldMs > 0
+          ? firstRecordHoldMs
+          : idleAdvanceMs > 0 ? idleAdvanceMs : outOfOrdernessMs;
     }
 
     static Detection from(Values v) {
@@ -115,7 +155,8 @@ public record CheetahConfig(
           v.get(FLOWSET_LATENESS_MS),
           v.get(OUT_OF_ORDERNESS_MS),
           v.get(IDLE_ADVANCE_MS),
-          v.get(ACTIVE_TIMEOUT_MS));
+          v.get(ACTIVE_TIMEOUT_MS),
+          v.get(FIRST_RECORD_HOLD_MS));
     }
   }
 

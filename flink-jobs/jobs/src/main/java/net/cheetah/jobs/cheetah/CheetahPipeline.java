@@ -23,7 +23,9 @@ public final class CheetahPipeline {
   /** Event time of a flow record is its end: when the exporter could first report it. */
   public static WatermarkStrategy<Flow> flowWatermarks(Detection d) {
     return WatermarkStrategy.<Flow>forGenerator(
-            c -> new IdleAdvancingWatermarks<>(d.outOfOrdernessMs(), d.idleAdvanceMs()))
+            c ->
+                new IdleAdvancingWatermarks<>(
+                    d.outOfOrdernessMs(), d.idleAdvanceMs(), d.effectiveFirstRecordHoldMs()))
         .withTimestampAssigner((f, ts) -> f.endMs());
   }
 

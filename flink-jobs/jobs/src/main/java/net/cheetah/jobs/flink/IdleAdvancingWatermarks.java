@@ -16,7 +16,8 @@ import org.apache.flink.api.common.eventtime.WatermarkOutput;
  * records to every partition at once), and marking it idle at once lets the split read first drive
  * event time alone, so the others' records come late and flows spanning them are cut. The hold is
  * {@code idleMs}, or the out-of-orderness bound when the advance is off (a hold of 0 would mark it
- * idle at once).
+ * idle at once), unless given apart (detection.first-record-hold-ms): a hold shorter than the time
+ * from a job's start to its first records has that effect too.
  */
 public final class IdleAdvancingWatermarks<T> implements WatermarkGenerator<T> {
   private final long outOfOrdernessMs;
@@ -26,15 +27,21 @@ public final class IdleAdvancingWatermarks<T> implements WatermarkGenerator<T> {
   private long maxTs = Long.MIN_VALUE + 1;
   private long lastEventWallMs;
 
-  public IdleAdvancingWatermarks(long outOfOrdernessMs, long idleMs) {
-    this(outOfOrdernessMs, idleMs, System::currentTimeMillis);
+  public IdleAdvancingWatermarks(long outOfOrdernessMs, long idleMs, long firstRecordHoldMs) {
+    this(outOfOrdernessMs, idleMs, firstRecordHoldMs, System::currentTimeMillis);
+  }
+
+  /** With the hold of a split without records being {@code idleMs} (or the bound, when 0). */
+  public IdleAdvancingWatermarks(long outOfOrdernessMs, long idleMs, LongSupplier clock) {
+    this(outOfOrdernessMs, idleMs, idleMs > 0 ? idleMs : outOfOrdernessMs, clock);
   }
 
   /** With the wall clock given (tests). */
-  public IdleAdvancingWatermarks(long outOfOrdernessMs, long idleMs, LongSupplier clock) {
+  public IdleAdvancingWatermarks(
+      long outOfOrdernessMs, long idleMs, long firstRecordHoldMs, LongSupplier clock) {
     this.outOfOrdernessMs = outOfOrdernessMs;
     this.idleMs = idleMs;
-    this.firstRecordHoldMs = idleMs > 0 ? idleMs : outOfOrdernessMs;
+    this.firstRecordHoldMs = firstRecordHoldMs;
     this.clock = clock;
     this.lastEventWallMs = clock.getAsLong();
   }

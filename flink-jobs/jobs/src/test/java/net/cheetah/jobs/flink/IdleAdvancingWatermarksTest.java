@@ -61,6 +61,28 @@ class IdleAdvancingWatermarksTest {
   }
 
   @Test
+  void aHoldGivenApartOutlastsTheIdleAdvance() {
+    // The demo: its jobs wait ~30 s for the first flows (the probe runs first); a split marked
+    // idle by then lets the other partition's first transaction drive event time alone.
+    var g = new IdleAdvancingWatermarks<String>(20_000, 30_000, 600_000, () -> now);
+    Out out = new Out();
+    now += 30_001;
+    g.onPeriodicEmit(out);
+    assertThat(out.idle).as("30 s without records, hold 600 s").isFalse();
+    assertThat(out.marks).isEmpty();
+    now += 570_000;
+    g.onPeriodicEmit(out);
+    assertThat(out.idle).isTrue();
+    // Once it has records, silence moves event time with the clock after idleMs, as before.
+    g.onEvent("flow", 5_000_000, out);
+    g.onPeriodicEmit(out);
+    assertThat(out.marks.get(out.marks.size() - 1)).isEqualTo(5_000_000L - 20_000 - 1);
+    now += 31_000;
+    g.onPeriodicEmit(out);
+    assertThat(out.marks.get(out.marks.size() - 1)).isEqualTo(5_000_000L - 20_000 - 1 + 1_000);
+  }
+
+  @Test
   void eventTimeTrailsTheLargestTimestampThenFollowsTheClockWhenSilent() {
     var g = new IdleAdvancingWatermarks<String>(20_000, 30_000, () -> now);
     Out out = new Out();
