@@ -51,12 +51,18 @@ def parse_keys(text: str, origin: str) -> Keys:
     return Keys(active=str(active), secrets=secrets)
 
 
+def _stamp(info: os.stat_result) -> tuple[int, int, int, int]:
+    """What identifies a version of the file: stat follows symlinks, so a Kubernetes Secret's
+    ..data swap shows as another file (device and inode) even with the same size and time."""
+    return (info.st_dev, info.st_ino, info.st_mtime_ns, info.st_size)
+
+
 class KeysFile:
     """The keys file on disk, refused when others can read it, re-read when it changes."""
 
     def __init__(self, path: Path) -> None:
         self.path = path
-        self._stamp: tuple[int, int] | None = None
+        self._stamp: tuple[int, int, int, int] | None = None
         self._keys = self._read()
 
     def _read(self) -> Keys:
@@ -69,14 +75,14 @@ class KeysFile:
                 f"keys file {self.path}: mode {stat.S_IMODE(info.st_mode):04o} lets others read the secrets; run chmod 600 {self.path}"
             )
         keys = parse_keys(self.path.read_text(), str(self.path))
-        self._stamp = (info.st_mtime_ns, info.st_size)
+        self._stamp = _stamp(info)
         return keys
 
     def current(self) -> Keys:
         """The keys, re-read if the file changed; a broken new version keeps the last good one."""
         try:
             info = os.stat(self.path)
-            if (info.st_mtime_ns, info.st_size) != self._stamp:
+            if _stamp(info) != self._stamp:
                 self._keys = self._read()
         except (OSError, KeysFileError):
             pass
