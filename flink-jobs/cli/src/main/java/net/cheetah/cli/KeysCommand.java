@@ -191,7 +191,7 @@ final class KeysCommand implements Callable<Integer> {
     public Integer call() throws IOException {
       CheetahConfig cfg = config.load();
       Path f = file(cfg);
-      String newId = add(f, id);
+      String newId = add(f, id, false);
       out().printf(Locale.ROOT, "added key %s to %s (not active)%n", newId, f);
       out().println("next: give the file to every verifier, then ./cheetah keys activate " + newId);
       out().flush();
@@ -239,8 +239,7 @@ final class KeysCommand implements Callable<Integer> {
       CheetahConfig cfg = config.load();
       Path f = file(cfg);
       String old = RedirectKeys.load(f).active();
-      String newId = add(f, id);
-      activate(f, newId);
+      String newId = add(f, id, true);
       out().printf(Locale.ROOT, "key %s is active in %s (was %s, still listed)%n", newId, f, old);
       out()
           .println(
@@ -317,8 +316,11 @@ final class KeysCommand implements Callable<Integer> {
     }
   }
 
-  /** Adds a fresh key to {@code f}; its id is {@code id} or one from the UTC time. */
-  static String add(Path f, String id) throws IOException {
+  /**
+   * Adds a fresh key to {@code f}, made active if {@code activate} (one rewrite); its id is {@code
+   * id} or one from the UTC time.
+   */
+  static String add(Path f, String id, boolean activate) throws IOException {
     String newId =
         id != null
             ? id.trim()
@@ -332,7 +334,8 @@ final class KeysCommand implements Callable<Integer> {
               + id
               + "'");
     }
-    RedirectKeys.load(f).with(newId, RedirectKeys.freshSecret()).write(f);
+    RedirectKeys more = RedirectKeys.load(f).with(newId, RedirectKeys.freshSecret());
+    (activate ? more.activate(newId) : more).write(f);
     return newId;
   }
 
