@@ -9,12 +9,15 @@ Verifiers accept every listed key. The file is re-read when it changes on disk, 
 from __future__ import annotations
 
 import json
+import logging
 import os
 import stat
 from dataclasses import dataclass
 from pathlib import Path
 
 MIN_SECRET_BYTES = 32
+
+log = logging.getLogger("cheetah_adapters")
 
 
 class KeysFileError(ValueError):
@@ -63,6 +66,7 @@ class KeysFile:
     def __init__(self, path: Path) -> None:
         self.path = path
         self._stamp: tuple[int, int, int, int] | None = None
+        self._problem = ""
         self._keys = self._read()
 
     def _read(self) -> Keys:
@@ -79,11 +83,17 @@ class KeysFile:
         return keys
 
     def current(self) -> Keys:
-        """The keys, re-read if the file changed; a broken new version keeps the last good one."""
+        """The keys, re-read if the file changed; a broken new version keeps the last good one,
+        with one warning per distinct problem (its messages never quote a secret)."""
         try:
             info = os.stat(self.path)
             if _stamp(info) != self._stamp:
                 self._keys = self._read()
-        except (OSError, KeysFileError):
-            pass
+                self._problem = ""
+                log.info("keys file %s changed: active key %r, keys %s", self.path, self._keys.active, sorted(self._keys.secrets))
+        except (OSError, KeysFileError) as e:
+            problem = f"cannot read it ({e.strerror})" if isinstance(e, OSError) else str(e)
+            if problem != self._problem:
+                self._problem = problem
+                log.warning("keys file %s changed but cannot be used: %s; still verifying with its last good version", self.path, problem)
         return self._keys

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import logging
 import os
 import subprocess
 import sys
@@ -61,6 +62,20 @@ def test_every_listed_key_verifies_and_any_change_breaks_the_signature(messages:
         setattr(changed, field, value)
         problem = signature_problem(changed, keys)
         assert problem is not None and problem[0] == "bad_signature", field
+
+
+def test_a_broken_version_warns_once_and_never_quotes_a_secret(tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
+    secret = "7e" * 32
+    path = write_keys(tmp_path / "k.json", active="a", secrets={"a": bytes.fromhex(secret)})
+    keys = KeysFile(path)
+    path.write_text('{"active": "b", "keys": {"a": "%s", "b": %s}}' % (secret, "5d" * 32))  # b unquoted
+    os.utime(path, ns=(3, 3))
+    with caplog.at_level(logging.WARNING, logger="cheetah_adapters"):
+        for _ in range(3):
+            assert keys.current().active == "a"
+    warnings = [r.getMessage() for r in caplog.records if r.levelno == logging.WARNING]
+    assert len(warnings) == 1 and str(path) in warnings[0] and "not JSON" in warnings[0], warnings
+    assert secret[:16] not in warnings[0] and "5d" * 8 not in warnings[0]
 
 
 def test_keys_file_is_validated_and_reloaded(tmp_path: Path) -> None:
