@@ -68,7 +68,7 @@ final class KeysCommand implements Callable<Integer> {
     return 2;
   }
 
-  /** What every subcommand needs: the configuration, the keys file, perhaps the broker. */
+  /** What every subcommand needs: the configuration and the keys file. */
   abstract static class Base implements Callable<Integer> {
     @Option(
         names = "--keys",
@@ -77,8 +77,6 @@ final class KeysCommand implements Callable<Integer> {
             "The keys file (default: redirects.keys-file if set, else the stack's"
                 + " DATA/keys/redirects.json).")
     Path keys;
-
-    @Mixin RedirectBroker.Bootstrap bootstrap;
 
     @Mixin ConfigOptions config;
 
@@ -105,6 +103,11 @@ final class KeysCommand implements Callable<Integer> {
       }
       return f;
     }
+  }
+
+  /** A subcommand that reads redirects.commands.v1. */
+  abstract static class WithBroker extends Base {
+    @Mixin RedirectBroker.Bootstrap bootstrap;
 
     /** Commands in force per key id, read from redirects.commands.v1 now. */
     Map<String, KeyUse> use(CheetahConfig cfg) {
@@ -119,12 +122,12 @@ final class KeysCommand implements Callable<Integer> {
       name = "list",
       mixinStandardHelpOptions = true,
       description = {
-        "Print the key ids, which one is active, and per key how many commands in",
-        "force on redirects.commands.v1 carry it (not removed, not expired; an",
-        "unexpired REMOVE counts too) and when the last of them expires. Without a",
-        "broker, the counts show as \"?\"."
+        "Print the key ids, the active one, and the commands in force per key.",
+        "Per key: how many commands in force on redirects.commands.v1 carry it (not",
+        "removed, not expired; an unexpired REMOVE counts too) and when the last of",
+        "them expires. Without a broker, the counts show as \"?\"."
       })
-  static final class ListKeys extends Base {
+  static final class ListKeys extends WithBroker {
     @Override
     public Integer call() {
       CheetahConfig cfg = config.load();
@@ -176,9 +179,10 @@ final class KeysCommand implements Callable<Integer> {
       name = "add",
       mixinStandardHelpOptions = true,
       description = {
-        "Add a fresh key (32 random bytes), not active: verifiers accept it once they",
-        "have the file; the job keeps signing with the active key. With one file per",
-        "host, copy the file to every verifier before ./cheetah keys activate."
+        "Add a fresh random key (32 bytes), not active.",
+        "Verifiers accept it once they have the file; the job keeps signing with the",
+        "active key. With one file per host, copy the file to every verifier before",
+        "./cheetah keys activate."
       })
   static final class AddKey extends Base {
     @Option(
@@ -203,9 +207,10 @@ final class KeysCommand implements Callable<Integer> {
       name = "activate",
       mixinStandardHelpOptions = true,
       description = {
-        "Make a listed key the active one: the redirect job signs with it within a",
-        "second of reading the changed file (no restart); ./cheetah guard at once.",
-        "Every verifier must list it first."
+        "Make a listed key the one that signs.",
+        "The redirect job signs with it from its next look at the file (at most a",
+        "second later, no restart); ./cheetah guard at once. Every verifier must list",
+        "it first."
       })
   static final class ActivateKey extends Base {
     @Parameters(paramLabel = "ID", description = "The key id to sign with.")
@@ -226,9 +231,9 @@ final class KeysCommand implements Callable<Integer> {
       name = "rotate",
       mixinStandardHelpOptions = true,
       description = {
-        "add + activate, for one file shared by the job and every verifier: a fresh",
-        "key becomes the active one; the old keys stay listed, so commands signed",
-        "with them still verify until you retire them."
+        "add + activate: a fresh key signs (one file shared by job and verifiers).",
+        "The old keys stay listed, so commands signed with them still verify until",
+        "you retire them."
       })
   static final class RotateKeys extends Base {
     @Option(names = "--id", paramLabel = "ID", description = "The new key id (as for add).")
@@ -253,12 +258,13 @@ final class KeysCommand implements Callable<Integer> {
       name = "retire",
       mixinStandardHelpOptions = true,
       description = {
-        "Drop a key from the file: verifiers with it refuse its commands (unknown",
-        "key). Refused for the active key, and while any command in force on",
-        "redirects.commands.v1 (not removed, not expired; an unexpired REMOVE too)",
-        "carries it: retire it after the last of them expires (keys list shows when)."
+        "Drop a key once no command in force carries it.",
+        "Verifiers with the file then refuse its commands (unknown key). Refused for",
+        "the active key, and while any command in force on redirects.commands.v1 (not",
+        "removed, not expired; an unexpired REMOVE too) carries it: retire it after",
+        "the last of them expires (keys list shows when)."
       })
-  static final class RetireKey extends Base {
+  static final class RetireKey extends WithBroker {
     @Parameters(paramLabel = "ID", description = "The key id to drop.")
     String id;
 
