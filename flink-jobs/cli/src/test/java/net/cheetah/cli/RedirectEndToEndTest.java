@@ -308,10 +308,20 @@ class RedirectEndToEndTest {
       Files.move(tmp, file, java.nio.file.StandardCopyOption.ATOMIC_MOVE);
       long rotated = System.nanoTime();
 
-      // Until the job has looked at the file again (at most a second), a command may still carry
-      // the old key; each one carries one of the two and verifies with its secret.
+      // Until the job has looked at the file again (at most a second after it changed), a command
+      // may still carry the old key; each one carries one of the two and verifies with its
+      // secret. One cheetah every 300 ms (the device's new-rule rate allows 30 a minute).
       int switchedAt = -1;
-      for (int i = 1; i <= 20 && switchedAt < 0; i++) {
+      for (int i = 1; i <= 12 && switchedAt < 0; i++) {
+        long next = rotated + i * 300_000_000L;
+        Wait.forValue(
+            "the next 300 ms",
+            Duration.ofSeconds(10),
+            Duration.ofMillis(20),
+            () ->
+                System.nanoTime() >= next
+                    ? java.util.Optional.of(true)
+                    : java.util.Optional.empty());
         String flow = "rot-" + i;
         send(
             producer,
