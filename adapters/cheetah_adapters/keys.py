@@ -9,12 +9,15 @@ Verifiers accept every listed key. The file is re-read when it changes on disk, 
 from __future__ import annotations
 
 import json
+import logging
 import os
 import stat
 from dataclasses import dataclass
 from pathlib import Path
 
 MIN_SECRET_BYTES = 32
+
+log = logging.getLogger("cheetah_adapters")
 
 
 class KeysFileError(ValueError):
@@ -51,12 +54,19 @@ def parse_keys(text: str, origin: str) -> Keys:
     return Keys(active=str(active), secrets=secrets)
 
 
+def _stamp(info: os.stat_result) -> tuple[int, int, int, int]:
+    """What identifies a version of the file: stat follows symlinks, so a Kubernetes Secret's
+    ..data swap shows as another file (device and inode) even with the same size and time."""
+    return (info.st_dev, info.st_ino, info.st_mtime_ns, info.st_size)
+
+
 class KeysFile:
     """The keys file on disk, refused when others can read it, re-read when it changes."""
 
     def __init__(self, path: Path) -> None:
         self.path = path
-        self._stamp: tuple[int, int] | None = None
+        self._stamp: tuple[int, int, int, int] | None = None
+        self._problem = ""
         self._keys = self._read()
 
     def _read(self) -> Keys:
@@ -69,15 +79,21 @@ class KeysFile:
                 f"keys file {self.path}: mode {stat.S_IMODE(info.st_mode):04o} lets others read the secrets; run chmod 600 {self.path}"
             )
         keys = parse_keys(self.path.read_text(), str(self.path))
-        self._stamp = (info.st_mtime_ns, info.st_size)
+        self._stamp = _stamp(info)
         return keys
 
     def current(self) -> Keys:
-        """The keys, re-read if the file changed; a broken new version keeps the last good one."""
+        """The keys, re-read if the file changed; a broken new version keeps the last good one,
+        with one warning per distinct problem (its messages never quote a secret)."""
         try:
             info = os.stat(self.path)
-            if (info.st_mtime_ns, info.st_size) != self._stamp:
+            if _stamp(info) != self._stamp:
                 self._keys = self._read()
-        except (OSError, KeysFileError):
-            pass
+                self._problem = ""
+                log.info("keys file %s changed: active key %r, keys %s", self.path, self._keys.active, sorted(self._keys.secrets))
+        except (OSError, KeysFileError) as e:
+            problem = f"cannot read it ({e.strerror})" if isinstance(e, OSError) else str(e)
+            if problem != self._problem:
+                self._problem = problem
+                log.warning("keys file %s changed but cannot be used: %s; still verifying with its last good version", self.path, problem)
         return self._keys

@@ -19,6 +19,7 @@ import picocli.CommandLine.Command;
       BrokerCommand.class,
       ClusterCommand.class,
       GuardCommand.class,
+      KeysCommand.class,
       net.cheetah.cli.simulate.SimulateCommand.class
     })
 public final class Main {

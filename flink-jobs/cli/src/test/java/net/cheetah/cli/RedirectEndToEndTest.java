@@ -3,12 +3,16 @@ package net.cheetah.cli;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.HexFormat;
 import java.util.List;
 import java.util.Map;
 import java.util.Properties;
+import javax.crypto.Mac;
+import javax.crypto.spec.SecretKeySpec;
 import net.cheetah.core.Topics;
 import net.cheetah.core.flow.Address;
 import net.cheetah.jobs.CheetahJob;
@@ -23,6 +27,8 @@ import net.cheetah.schemas.v1.FlowRecord;
 import net.cheetah.schemas.v1.FlowSource;
 import net.cheetah.schemas.v1.RedirectAction;
 import net.cheetah.schemas.v1.RedirectCommand;
+import org.apache.flink.shaded.jackson2.com.fasterxml.jackson.databind.JsonNode;
+import org.apache.flink.shaded.jackson2.com.fasterxml.jackson.databind.ObjectMapper;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
@@ -42,7 +48,8 @@ import org.junit.jupiter.api.io.TempDir;
  * stack's keys file), refusals and decisions in the warehouse, the rule in force in redirect_rules;
  * and the command path does not wait for checkpoints: with checkpoints every 5 minutes, the command
  * arrives within seconds. With prefix filters on, NetFlow α flows of one exporter also install one
- * (src /24, dst /24) filter at the exporter's device; probe cheetahs build none.
+ * (src /24, dst /24) filter at the exporter's device; probe cheetahs build none. A key rotation in
+ * the keys file reaches the running job: later commands carry the new key, without a restart.
  */
 @Tag("integration")
 class RedirectEndToEndTest {
@@ -241,11 +248,133 @@ class RedirectEndToEndTest {
                 }
               });
       assertThat(filters).isEqualTo("active\t::ffff:198.18.1.0\t120\t::ffff:198.18.2.0\t120\t0\t0");
+      rotatesItsKeyWithoutARestart(stack);
       // At least once by design, but nothing failed here: each decision and command once.
       EndToEnd.assertStoredOnce(
           stack, tools, StoredOnce.Result.REDIRECT_DECISIONS, StoredOnce.Result.REDIRECT_COMMANDS);
       EndToEnd.assertNoRestarts(stack);
     }
+  }
+
+  static final String ROTATED_ID = "rotated-1";
+  // 32 bytes written by hand, not by RedirectKeys.
+  static final String ROTATED_HEX =
+      "f0e1d2c3b4a5968778695a4b3c2d1e0f00112233445566778899aabbccddeeff";
+
+  /**
+   * Key rotation while the job runs (docs/REDIRECTS.md, "Key rotation"): a command before the
+   * rotation carries the stack's key id and verifies with its secret; the keys file is then
+   * replaced (a new file renamed over it) with a second key made active, and within a few commands
+   * (the job looks at the file at most once a second) the commands carry the new id and verify with
+   * the new secret (HMAC-SHA256 with javax.crypto over the command with hmac cleared), and keep
+   * doing so. The same job (id) runs throughout; the caller checks it never restarted.
+   */
+  private static void rotatesItsKeyWithoutARestart(Stack stack) throws Exception {
+    FlinkRest rest = new FlinkRest(stack.flinkUrl());
+    String job = redirectJobId(rest);
+    Path file = stack.redirectKeys();
+    JsonNode before = new ObjectMapper().readTree(Files.readAllBytes(file));
+    String oldId = before.get("active").asText();
+    String oldHex = before.get("keys").get(oldId).asText();
+    Properties p = new Properties();
+    p.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, stack.bootstrap());
+    p.put(ProducerConfig.ACKS_CONFIG, "all");
+    try (KafkaProducer<byte[], byte[]> producer =
+            new KafkaProducer<>(p, new ByteArraySerializer(), new ByteArraySerializer());
+        KafkaConsumer<byte[], byte[]> commands = consumer(stack, "read_committed")) {
+      List<TopicPartition> parts = partitions(commands, Topics.REDIRECTS_COMMANDS);
+      commands.assign(parts);
+      commands.seekToEnd(parts);
+      parts.forEach(commands::position); // the end now, before anything is sent
+      send(producer, event("rot-0", CheetahEventType.CHEETAH_EVENT_TYPE_START, 1, "198.18.1.100"));
+      RedirectCommand first = awaitCommand(commands, "rot-0");
+      assertThat(first.getKeyId()).isEqualTo(oldId);
+      assertThat(hmacHex(oldHex, first)).isEqualTo(hex(first.getHmac().toByteArray()));
+
+      Path tmp = file.resolveSibling(file.getFileName() + ".rotating");
+      Files.writeString(
+          tmp,
+          "{\"active\": \""
+              + ROTATED_ID
+              + "\", \"keys\": {\""
+              + oldId
+              + "\": \""
+              + oldHex
+              + "\", \""
+              + ROTATED_ID
+              + "\": \""
+              + ROTATED_HEX
+              + "\"}}");
+      Files.move(tmp, file, java.nio.file.StandardCopyOption.ATOMIC_MOVE);
+      long rotated = System.nanoTime();
+
+      // Until the job has looked at the file again (at most a second after it changed), a command
+      // may still carry the old key; each one carries one of the two and verifies with its
+      // secret. One cheetah every 300 ms (the device's new-rule rate allows 30 a minute).
+      int switchedAt = -1;
+      for (int i = 1; i <= 12 && switchedAt < 0; i++) {
+        long next = rotated + i * 300_000_000L;
+        Wait.forValue(
+            "the next 300 ms",
+            Duration.ofSeconds(10),
+            Duration.ofMillis(20),
+            () ->
+                System.nanoTime() >= next
+                    ? java.util.Optional.of(true)
+                    : java.util.Optional.empty());
+        String flow = "rot-" + i;
+        send(
+            producer,
+            event(flow, CheetahEventType.CHEETAH_EVENT_TYPE_START, 1, "198.18.1." + (100 + i)));
+        RedirectCommand c = awaitCommand(commands, flow);
+        String secret = c.getKeyId().equals(ROTATED_ID) ? ROTATED_HEX : oldHex;
+        assertThat(c.getKeyId()).as("key id of %s", flow).isIn(oldId, ROTATED_ID);
+        assertThat(hmacHex(secret, c))
+            .as("hmac of %s", flow)
+            .isEqualTo(hex(c.getHmac().toByteArray()));
+        if (c.getKeyId().equals(ROTATED_ID)) {
+          switchedAt = i;
+        }
+      }
+      double seconds = (System.nanoTime() - rotated) / 1e9;
+      EndToEnd.say(
+          TEST,
+          String.format(
+              java.util.Locale.ROOT,
+              "key rotation: the new key signs from command %d after the file changed (%.2f s)",
+              switchedAt,
+              seconds));
+      assertThat(switchedAt)
+          .as("commands after the rotation until one carried the new key")
+          .isPositive();
+      send(
+          producer,
+          event("rot-after", CheetahEventType.CHEETAH_EVENT_TYPE_START, 1, "198.18.1.99"));
+      RedirectCommand after = awaitCommand(commands, "rot-after");
+      assertThat(after.getKeyId()).isEqualTo(ROTATED_ID);
+      assertThat(hmacHex(ROTATED_HEX, after)).isEqualTo(hex(after.getHmac().toByteArray()));
+    }
+    assertThat(redirectJobId(rest))
+        .as("the redirect job's id: the same job ran throughout")
+        .isEqualTo(job);
+  }
+
+  private static String redirectJobId(FlinkRest rest) throws Exception {
+    return rest.jobs().stream()
+        .filter(j -> j.name().equals(net.cheetah.jobs.RedirectJob.NAME))
+        .findFirst()
+        .orElseThrow()
+        .id();
+  }
+
+  private static String hmacHex(String secretHex, RedirectCommand signed) throws Exception {
+    Mac m = Mac.getInstance("HmacSHA256");
+    m.init(new SecretKeySpec(HexFormat.of().parseHex(secretHex), "HmacSHA256"));
+    return hex(m.doFinal(signed.toBuilder().clearHmac().build().toByteArray()));
+  }
+
+  private static String hex(byte[] b) {
+    return HexFormat.of().formatHex(b);
   }
 
   /**

@@ -180,11 +180,15 @@ public final class RedirectJob implements StreamJob {
     }
   }
 
-  /** Encodes a decision; published ones are signed, and the same signed bytes go to both topics. */
+  /**
+   * Encodes a decision; published ones are signed, and the same signed bytes go to both topics. The
+   * keys file is watched: a rotation (a new active key) signs from the next command on, without a
+   * restart (docs/REDIRECTS.md, "Key rotation").
+   */
   static final class Encode extends RichMapFunction<Decision, EncodedDecision> {
     private final RedirectSettings settings;
     private final String keysFile;
-    private transient RedirectKeys keys;
+    private transient RedirectKeys.Watched keys;
 
     Encode(RedirectSettings settings, String keysFile) {
       this.settings = settings;
@@ -193,7 +197,7 @@ public final class RedirectJob implements StreamJob {
 
     @Override
     public void open(OpenContext context) {
-      keys = RedirectKeys.load(Path.of(keysFile));
+      keys = RedirectKeys.Watched.of(Path.of(keysFile));
     }
 
     @Override
@@ -203,7 +207,7 @@ public final class RedirectJob implements StreamJob {
       if (!RedirectCommands.published(d, settings)) {
         return new EncodedDecision(device, c.toByteArray(), new byte[0]);
       }
-      byte[] signed = keys.sign(c).toByteArray();
+      byte[] signed = keys.current().sign(c).toByteArray();
       return new EncodedDecision(device, signed, signed);
     }
   }
