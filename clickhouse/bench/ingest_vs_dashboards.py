@@ -1,7 +1,7 @@
 """Ingest rate of the embedded warehouse with and without a heavy dashboards query running.
 
     .cheetah/venv/bin/python clickhouse/bench/ingest_vs_dashboards.py [--flows 2000000] [--phase-s 15] [--rounds 2]
-    ./cheetah bench warehouse [same options]
+    ./cheetah bench warehouse [same options] [--users DIR: another users.d profile to try]
 
 A real Kafka broker (the warehouse tests' one) holds a backlog of --flows flow records
 (flows.v1, 2 partitions, produced before the warehouse starts); `serve` then consumes it as it
@@ -89,7 +89,8 @@ def measure(bootstrap: str, tmp: Path, args: argparse.Namespace) -> tuple[dict[s
     started = time.monotonic()
     produce_backlog(bootstrap, args.flows)
     say(f"{args.flows} flows produced in {time.monotonic() - started:.1f} s")
-    warehouse = start_warehouse(tmp / "data", brokers=bootstrap, group_prefix="bench", timeout=180)
+    users = ("--users", str(args.users)) if args.users else ()
+    warehouse = start_warehouse(tmp / "data", brokers=bootstrap, group_prefix="bench", timeout=180, extra_args=users)
     try:
         # Calibrated while the warehouse consumes: the conditions the phases see.
         rows = 20_000_000
@@ -142,8 +143,10 @@ def main() -> int:
     parser.add_argument("--flows", type=int, default=2_000_000, help="backlog of flow records (default 2,000,000)")
     parser.add_argument("--phase-s", type=float, default=15.0, help="length of each phase (default 15 s)")
     parser.add_argument("--rounds", type=int, default=2, help="pairs of phases, alone then dashboards (default 2)")
+    parser.add_argument("--users", type=Path, help="users.d directory for `serve` (default clickhouse/users.d): another profile to try")
     args = parser.parse_args()
-    command = f"./cheetah bench warehouse --flows {args.flows} --phase-s {args.phase_s:g} --rounds {args.rounds}"
+    command = f"./cheetah bench warehouse --flows {args.flows} --phase-s {args.phase_s:g} --rounds {args.rounds}" + (
+        f" --users {args.users}" if args.users else "")
     topics = [t["name"] for t in yaml.safe_load((DEFAULT_SCHEMAS_DIR / "topics.yaml").read_text())["topics"] if t["table"]]
     with tempfile.TemporaryDirectory(prefix="cheetah-bench-warehouse-") as tmp:
         (Path(tmp) / "kafka").mkdir()

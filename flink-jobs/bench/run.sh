@@ -28,7 +28,7 @@
 #                                   NetFlow and probe cheetahs, the stack's five jobs in the
 #                                   MiniCluster, before (committed input) and now (~5 min;
 #                                   `latency --help`)
-#   flink-jobs/bench/run.sh warehouse [--flows N] [--phase-s S] [--rounds R]
+#   flink-jobs/bench/run.sh warehouse [--flows N] [--phase-s S] [--rounds R] [--users DIR]
 #                                   the embedded warehouse's ingest rate from a Kafka backlog,
 #                                   alone and while the dashboards user runs heavy queries
 #                                   (~3 min; clickhouse/bench/ingest_vs_dashboards.py --help)
