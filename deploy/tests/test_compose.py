@@ -369,6 +369,60 @@ def test_the_override_names_the_read_only_user():
     assert f"<{dashboards_user()}>" in text, "the compose override names another user than clickhouse/users.d"
 
 
+def run_override(tmp_path: Path, env: dict[str, str]):
+    """deploy/compose/clickhouse/entrypoint.sh outside a container: secrets and users.d in tmp_path,
+    `true` in place of the image's entrypoint."""
+    import subprocess
+
+    users_d = tmp_path / "users.d"
+    users_d.mkdir(exist_ok=True)
+    return subprocess.run(
+        ["bash", str(ROOT / "deploy" / "compose" / "clickhouse" / "entrypoint.sh")],
+        env={"PATH": "/usr/bin:/bin", "CHEETAH_SECRETS": str(tmp_path / "secrets"), "CHEETAH_USERS_D": str(users_d),
+             "CHEETAH_NEXT_ENTRYPOINT": "true", **env},
+        capture_output=True, text=True, timeout=30,
+    ), users_d / "zz-cheetah-compose.xml"
+
+
+def test_the_admin_is_hashed_and_reachable_only_from_loopback_and_the_migrate_step(services, tmp_path):
+    """The image writes the admin ($CLICKHOUSE_USER) with its password in plain text and every
+    network; the override removes the password, puts its SHA-256 in its place and narrows the
+    networks to the container's loopback and the migrate service. Hashes computed here by hand."""
+    import hashlib
+
+    name, ch = clickhouse(services)
+    migrate_name, migrate = service_with(services, lambda s: "migrate.sh" in " ".join(command_args(s)))
+    admin = ch["environment"]["CLICKHOUSE_USER"]
+    assert migrate["environment"]["CHEETAH_CLICKHOUSE_USER"] == admin
+    assert ch["environment"]["CLICKHOUSE_PASSWORD_FILE"] == "/run/secrets/clickhouse_admin_password"
+    secrets = tmp_path / "secrets"
+    secrets.mkdir()
+    (secrets / "clickhouse_admin_password").write_text("admin s3cret\n")
+    (secrets / "clickhouse_dashboards_password").write_text("dash s3cret\n")
+    result, override = run_override(tmp_path, {"CLICKHOUSE_USER": admin})
+    assert result.returncode == 0, result.stderr
+    users = ET.parse(override).getroot().find("users")
+    user = users.find(admin)
+    removed = user.find("password")
+    assert removed is not None and removed.get("remove") == "remove" and not (removed.text or "").strip(), \
+        "the image's plain-text <password> must be removed"
+    assert user.findtext("password_sha256_hex") == hashlib.sha256(b"admin s3cret").hexdigest()
+    networks = user.find("networks")
+    assert networks.get("replace") == "replace", "the image's ::/0 must be replaced, not added to"
+    assert sorted((e.tag, e.text) for e in networks) == [("host", migrate_name), ("ip", "127.0.0.1"), ("ip", "::1")]
+    dashboards = users.find(dashboards_user())
+    assert dashboards.findtext("password_sha256_hex") == hashlib.sha256(b"dash s3cret").hexdigest()
+    assert "admin s3cret" not in override.read_text() and "dash s3cret" not in override.read_text()
+
+
+def test_the_override_refuses_a_missing_secret(tmp_path):
+    (tmp_path / "secrets").mkdir()
+    (tmp_path / "secrets" / "clickhouse_dashboards_password").write_text("dash\n")
+    result, override = run_override(tmp_path, {"CLICKHOUSE_USER": "cheetah"})
+    assert result.returncode != 0 and not override.exists()
+    assert "the secret clickhouse_admin_password" in result.stderr and "is missing or empty" in result.stderr
+
+
 def test_migrations_run_against_the_server_with_the_repository_migrations(services):
     name, s = service_with(services, lambda s: "migrate.sh" in " ".join(command_args(s)))
     df = dockerfile_of(s)

@@ -28,6 +28,10 @@
 #                                   NetFlow and probe cheetahs, the stack's five jobs in the
 #                                   MiniCluster, before (committed input) and now (~5 min;
 #                                   `latency --help`)
+#   flink-jobs/bench/run.sh warehouse [--flows N] [--phase-s S] [--rounds R] [--users DIR]
+#                                   the embedded warehouse's ingest rate from a Kafka backlog,
+#                                   alone and while the dashboards user runs heavy queries
+#                                   (~3 min; clickhouse/bench/ingest_vs_dashboards.py --help)
 #   flink-jobs/bench/run.sh all     jmh, e2e and analyze, in that order
 #
 # stdout: `FIGURE name value` lines (and `SUMMARY e2e k=v ...`), each followed by the load
@@ -413,11 +417,12 @@ case "$cmd" in
   cluster) run_cluster "$@" ;;
   ingest) run_ingest "$@" ;;
   latency) run_latency "$@" ;;
+  warehouse) "$PY" "$ROOT/clickhouse/bench/ingest_vs_dashboards.py" "$@" ;;
   all)
     run_jmh
     run_e2e
     run_analyze
     ;;
-  help | -h | --help) sed -n '2,31p' "$0" | sed 's/^# \{0,1\}//' ;;
-  *) sed -n '2,31p' "$0" | sed 's/^# \{0,1\}//' >&2; die "unknown benchmark '$cmd'" ;;
+  help | -h | --help) sed -n '2,35p' "$0" | sed 's/^# \{0,1\}//' ;;
+  *) sed -n '2,35p' "$0" | sed 's/^# \{0,1\}//' >&2; die "unknown benchmark '$cmd'" ;;
 esac

@@ -198,6 +198,29 @@ def test_clickhouse_the_dashboards_profile_is_that_of_users_d(rendered):
     assert keeper["spec"]["configuration"]["clusters"][0]["layout"]["replicasCount"] == 3
 
 
+def test_clickhouse_the_admin_is_reachable_from_loopback_and_the_migrations_pod_only(rendered):
+    """Not ::/0: the admin (full access) from the server pod's loopback, and from the one pod whose
+    DNS name is the host the CHI names, the migrations Job's (hostname.subdomain, a headless
+    Service selecting that pod only). The operator adds the installation's own pods itself."""
+    objs = rendered["defaults"]
+    users = of_kind(objs, "ClickHouseInstallation")["cheetah"]["spec"]["configuration"]["users"]
+    assert users["cheetah/networks/ip"] == ["::1", "127.0.0.1"]
+    job = of_kind(objs, "Job")["cheetah-clickhouse-migrate"]["spec"]["template"]
+    pod = job["spec"]
+    service = of_kind(objs, "Service")[pod["subdomain"]]
+    assert users["cheetah/networks/host"] == [f"{pod['hostname']}.{pod['subdomain']}.default.svc"]
+    assert service["spec"]["clusterIP"] == "None" and service["spec"]["publishNotReadyAddresses"] is True
+    selector = service["spec"]["selector"]
+    assert selector.items() <= job["metadata"]["labels"].items()
+    selected = [o for o in objs if o["kind"] in ("Deployment", "StatefulSet", "DaemonSet", "Job")
+                and selector.items() <= o["spec"]["template"]["metadata"].get("labels", {}).items()]
+    assert [o["metadata"]["name"] for o in selected] == ["cheetah-clickhouse-migrate"], "the name must reach that pod only"
+    assert users["dashboards/networks/ip"] == ["::/0"]  # Superset's pods; read-only (its profile)
+    without = render("--set", "clickhouse.migrate=false")
+    users = of_kind(without, "ClickHouseInstallation")["cheetah"]["spec"]["configuration"]["users"]
+    assert users["cheetah/networks/ip"] == ["::1", "127.0.0.1"] and "cheetah/networks/host" not in users
+
+
 def test_clickhouse_what_is_not_supported_is_refused_with_a_reason():
     def refused(*sets: str) -> str:
         args = [a for kv in sets for a in ("--set", kv)]

@@ -1,9 +1,14 @@
 """The embedded ClickHouse engine (chdb) owning one data directory.
 
 One process owns a data directory (ClickHouse locks ``DIR/status``). Queries
-from several threads are serialised with a lock. Kafka engine tables consume in
-chdb's background threads for as long as the engine is open; ``close()`` lets
-their consumers commit and leave their groups.
+from several threads are serialised per connection, each with a lock of its own:
+the engine's connection (the consumers' inserts, the admin's queries) and one
+connection per restricted session (``add_session``: the dashboards user). chdb runs
+queries of different connections at the same time and releases the GIL while it
+works, so a long dashboards query never waits for, nor holds up, an insert
+(tests/test_dashboards_vs_ingest.py; docs/BENCHMARKS.md, "Dashboards vs ingest").
+Kafka engine tables consume in chdb's background threads for as long as the
+engine is open; ``close()`` lets their consumers commit and leave their groups.
 
 Two chdb specifics are handled here:
 
@@ -72,12 +77,23 @@ class QueryResult:
 
 
 @dataclass
+class _Session:
+    """A restricted user's connection: its settings fixed at creation, its own lock."""
+
+    conn: Any
+    settings: dict[str, str]
+    lock: threading.Lock = field(default_factory=threading.Lock)
+
+
+@dataclass
 class _State:
     conn: Any = None
     previous_cwd: str | None = None
+    # The engine's connection (and the sessions table): every query on it holds this lock.
     lock: threading.Lock = field(default_factory=threading.Lock)
-    # Restricted users' sessions: a connection each, with the user's settings fixed at creation.
-    sessions: dict[str, tuple[Any, dict[str, str]]] = field(default_factory=dict)
+    # Restricted users' sessions: a connection each, run under their own lock, never this one
+    # (a dashboards query of a minute must not hold the consumers' inserts back).
+    sessions: dict[str, _Session] = field(default_factory=dict)
 
 
 def render_server_config(config: EngineConfig) -> str:
@@ -208,7 +224,7 @@ class EmbeddedEngine:
                 if not _SETTING_NAME.match(setting):
                     raise WarehouseError(f"session {name}: {setting!r} is not a setting name")
                 self._run(conn, f"SET {setting} = {sql_string(str(value))}", "TabSeparated", {})
-            state.sessions[name] = (conn, dict(settings))
+            state.sessions[name] = _Session(conn, dict(settings))
 
     def insert(
         self,
@@ -233,12 +249,20 @@ class EmbeddedEngine:
         for name in settings or {}:
             if not _SETTING_NAME.match(name):
                 raise QueryError(f"Code: 115. DB::Exception: Unknown setting '{name}'. (UNKNOWN_SETTING)", 115)
-        with state.lock:
-            conn = state.conn
-            if conn is None:
+        if session is None:
+            lock = state.lock
+        else:
+            with state.lock:
+                if state.conn is None:
+                    raise WarehouseError("the embedded engine is closed")
+                restricted = state.sessions[session]
+            lock = restricted.lock
+        with lock:
+            conn = state.conn if session is None else restricted.conn
+            if conn is None or state.conn is None:
                 raise WarehouseError("the embedded engine is closed")
             if session is not None:
-                conn, fixed = state.sessions[session]
+                fixed = restricted.settings
                 # As a server does for a readonly profile: a setting equal to the session's value
                 # is accepted, any other change refused.
                 changed = {k: v for k, v in (settings or {}).items() if fixed.get(k) != str(v)}
@@ -248,23 +272,34 @@ class EmbeddedEngine:
                         f"Code: 164. DB::Exception: {session}: Cannot modify '{name}' setting in readonly mode. (READONLY)", 164
                     )
                 settings = changed
-            applied: list[str] = []
-            switched = False
-            try:
-                for name, value in (settings or {}).items():
-                    self._run(conn, f"SET {name} = {sql_string(str(value))}", "TabSeparated", {})
-                    applied.append(name)
-                if database and database != "default":
-                    self._run(conn, f"USE {_quote_identifier(database)}", "TabSeparated", {})
-                    switched = True
-                return action(conn)
-            finally:
-                # Per-query scope, as on a server without a session: undo what we set.
-                for name in applied:
-                    reset = sql_string(_SESSION_DEFAULTS[name]) if session is None and name in _SESSION_DEFAULTS else "DEFAULT"
-                    self._run(conn, f"SET {name} = {reset}", "TabSeparated", {})
-                if switched:
-                    self._run(conn, "USE default", "TabSeparated", {})
+            return self._apply_and_run(conn, action, settings, database, session)
+
+    def _apply_and_run(
+        self,
+        conn: Any,
+        action: Callable[[Any], QueryResult],
+        settings: Mapping[str, str] | None,
+        database: str | None,
+        session: str | None,
+    ) -> QueryResult:
+        """Set ``settings`` and ``database`` for one action on ``conn`` (its lock held), then undo them."""
+        applied: list[str] = []
+        switched = False
+        try:
+            for name, value in (settings or {}).items():
+                self._run(conn, f"SET {name} = {sql_string(str(value))}", "TabSeparated", {})
+                applied.append(name)
+            if database and database != "default":
+                self._run(conn, f"USE {_quote_identifier(database)}", "TabSeparated", {})
+                switched = True
+            return action(conn)
+        finally:
+            # Per-query scope, as on a server without a session: undo what we set.
+            for name in applied:
+                reset = sql_string(_SESSION_DEFAULTS[name]) if session is None and name in _SESSION_DEFAULTS else "DEFAULT"
+                self._run(conn, f"SET {name} = {reset}", "TabSeparated", {})
+            if switched:
+                self._run(conn, "USE default", "TabSeparated", {})
 
     @staticmethod
     def _stream_insert(conn: Any, statement: str, data_format: str, data: bytes) -> QueryResult:
@@ -316,11 +351,14 @@ class EmbeddedEngine:
         state = self._state
         with state.lock:
             conn, state.conn = state.conn, None
+            # A session's running query finishes first (its lock); new ones see the engine closed.
+            for restricted in state.sessions.values():
+                with restricted.lock:
+                    restricted.conn.close()
+                    restricted.conn = None
+            state.sessions.clear()
             if conn is not None:
                 conn.close()
-            for session_conn, _ in state.sessions.values():
-                session_conn.close()
-            state.sessions.clear()
             if state.previous_cwd is not None:
                 try:
                     os.chdir(state.previous_cwd)

@@ -10,7 +10,7 @@ import urllib.parse
 import struct
 
 from cheetah_warehouse.http_front import compose_query, split_insert, split_params
-from tests.warehouse_process import Warehouse, http, sql
+from tests.warehouse_process import Warehouse, http, run_cli, sql
 
 
 def test_ping_and_root_answer_ok(served: Warehouse) -> None:
@@ -146,6 +146,10 @@ def test_listens_on_loopback_only(served: Warehouse) -> None:
     ]
     ours = [address for address in listening if int(address.split(":")[1], 16) == port]
     assert ours == ["0100007F:%04X" % port]  # 127.0.0.1, not 0.0.0.0
+    # ... and nothing can make it listen elsewhere: `default` (the admin, no password) is safe
+    # only because of it (docs/DEPLOY.md, "Security").
+    usage = run_cli("serve", "--help").stdout
+    assert "--http-port" in usage and not any(flag in usage for flag in ("--host", "--bind", "--listen", "--address"))
 
 
 def test_compose_and_split_follow_clickhouse_rules() -> None:

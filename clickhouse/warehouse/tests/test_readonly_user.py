@@ -136,14 +136,20 @@ def test_dashboards_user_cannot_reach_out_through_table_functions(served: Wareho
 
 
 DASHBOARDS_FILE = DEFAULT_USERS_DIR / "cheetah-dashboards.xml"
-MAX_RESULT_ROWS = 1_000_000  # as the file sets it, written out here on purpose
+MAX_RESULT_ROWS = 1_000_000  # as the file sets them, written out here on purpose
+MAX_RESULT_BYTES = 1_000_000_000
+MAX_MEMORY_USAGE = 4_000_000_000
 
 
 def test_dashboards_profile_limits_are_in_force(served: Warehouse) -> None:
-    settings = "max_execution_time, max_result_rows, result_overflow_mode, timeout_overflow_mode"
+    settings = "max_execution_time, max_result_rows, max_result_bytes, result_overflow_mode, timeout_overflow_mode, max_memory_usage"
     query = "SELECT " + ", ".join(f"getSetting('{name}')" for name in settings.split(", "))
     response = http(served.url, body=query, headers=as_dashboards())
-    assert (response.status, response.text) == (200, f"60\t{MAX_RESULT_ROWS}\tthrow\tthrow\n"), response.text
+    want = f"60\t{MAX_RESULT_ROWS}\t{MAX_RESULT_BYTES}\tthrow\tthrow\t{MAX_MEMORY_USAGE}\n"
+    assert (response.status, response.text) == (200, want), response.text
+    # The admin (and so the consumers' inserts, on its connection) has none of them.
+    admin = sql(served.url, "SELECT " + ", ".join(f"getSetting('{name}')" for name in ("max_execution_time", "max_result_rows", "max_memory_usage")))
+    assert admin == "0\t0\t0\n", admin
 
 
 def test_more_rows_than_the_profile_allows_is_an_error_not_a_cut(served: Warehouse) -> None:
@@ -154,13 +160,22 @@ def test_more_rows_than_the_profile_allows_is_an_error_not_a_cut(served: Warehou
     assert "Limit for result exceeded, max rows: 1.00 million" in over.text, over.text[:300]
 
 
+TIGHT_MEMORY = 20_000_000
+
+
 @pytest.fixture(scope="module")
 def tight(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Warehouse]:
-    """A warehouse whose users.d is the dashboards file with a 1 s and 10-row limit: the same
-    profile, small enough numbers to exceed in a test (60 s of query is too long to wait for)."""
+    """A warehouse whose users.d is the dashboards file with a 1 s, 10-row, 1,000-byte and 20 MB
+    limit: the same profile, small enough numbers to exceed in a test (60 s of query is too long
+    to wait for, 4 GB too much to allocate)."""
     users = tmp_path_factory.mktemp("users.d")
     text = DASHBOARDS_FILE.read_text(encoding="utf-8")
-    for old, new in (("<max_execution_time>60<", "<max_execution_time>1<"), (f"<max_result_rows>{MAX_RESULT_ROWS}<", "<max_result_rows>10<")):
+    for old, new in (
+        ("<max_execution_time>60<", "<max_execution_time>1<"),
+        (f"<max_result_rows>{MAX_RESULT_ROWS}<", "<max_result_rows>10<"),
+        (f"<max_result_bytes>{MAX_RESULT_BYTES}<", "<max_result_bytes>1000<"),
+        (f"<max_memory_usage>{MAX_MEMORY_USAGE}<", f"<max_memory_usage>{TIGHT_MEMORY}<"),
+    ):
         assert old in text, f"{DASHBOARDS_FILE} no longer has {old}: update this test"
         text = text.replace(old, new)
     (users / "cheetah-dashboards.xml").write_text(text, encoding="utf-8")
@@ -187,3 +202,26 @@ def test_the_row_limit_follows_the_file(tight: Warehouse) -> None:
     over = http(tight.url, body="SELECT number FROM numbers(11)", headers=as_dashboards())
     assert over.status == 500 and "Limit for result exceeded, max rows: 10.00, current rows: 11.00. (TOO_MANY_ROWS_OR_BYTES)" in over.text
     assert http(tight.url, body="SELECT number FROM numbers(11)").status == 200  # the admin has no such limit
+
+
+def test_the_byte_limit_follows_the_file(tight: Warehouse) -> None:
+    # 3 rows of 20 characters are ~100 bytes in memory, under the 1,000 of the tight file; 10 rows
+    # (its row limit) of 500 characters are over 5,000 (ClickHouse counts the blocks' bytes).
+    fits = http(tight.url, body="SELECT leftPad(toString(number), 20, 'x') FROM numbers(3)", headers=as_dashboards())
+    assert (fits.status, fits.text) == (200, "".join("x" * 19 + f"{i}\n" for i in range(3))), fits.text[:300]
+    over = http(tight.url, body="SELECT leftPad(toString(number), 500, 'x') FROM numbers(10)", headers=as_dashboards())
+    assert (over.status, over.headers.get("X-ClickHouse-Exception-Code")) == (500, "396"), over.text[:300]
+    assert "Limit for result exceeded, max bytes: 1000.00 B" in over.text, over.text[:300]
+    assert http(tight.url, body="SELECT leftPad(toString(number), 500, 'x') FROM numbers(10)").status == 200  # the admin: no limit
+
+
+def test_a_query_over_the_memory_limit_fails_with_memory_limit_exceeded(tight: Warehouse) -> None:
+    # groupArray of 10 M UInt64 holds 80 MB at once, 4x the 20 MB of the tight file; 100 k hold 0.8 MB.
+    under = http(tight.url, body="SELECT length(groupArray(number)) FROM numbers(100000)", headers=as_dashboards())
+    assert (under.status, under.text) == (200, "100000\n"), under.text
+    over = http(tight.url, body="SELECT length(groupArray(number)) FROM numbers(10000000)", headers=as_dashboards())
+    assert (over.status, over.headers.get("X-ClickHouse-Exception-Code")) == (500, "241"), over.text[:300]
+    assert "memory limit exceeded" in over.text and "maximum: 19.07 MiB" in over.text and "(MEMORY_LIMIT_EXCEEDED)" in over.text, over.text[:300]
+    # The admin has no such limit, and the session is still usable.
+    assert sql(tight.url, "SELECT length(groupArray(number)) FROM numbers(10000000)") == "10000000\n"
+    assert http(tight.url, body="SELECT 1", headers=as_dashboards()).text == "1\n"

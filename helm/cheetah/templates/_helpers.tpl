@@ -33,3 +33,11 @@ helm.sh/chart: {{ printf "%s-%s" .Chart.Name .Chart.Version }}
 {{- define "cheetah.manifest" -}}
 {{- .Files.Get "files/topics.yaml" -}}
 {{- end -}}
+
+{{/* The migrations pod's DNS name, hostname.subdomain.namespace.svc (migrations.yaml), the one
+     place besides loopback the ClickHouse admin may connect from (clickhouse.yaml). */}}
+{{- define "cheetah.migrateHostname" -}}clickhouse-migrate{{- end -}}
+{{- define "cheetah.migrateSubdomain" -}}{{ .Release.Name }}-clickhouse-migrate{{- end -}}
+{{- define "cheetah.migrateHost" -}}
+{{ include "cheetah.migrateHostname" . }}.{{ include "cheetah.migrateSubdomain" . }}.{{ .Release.Namespace }}.svc
+{{- end -}}
