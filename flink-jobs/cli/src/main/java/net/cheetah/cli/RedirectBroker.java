@@ -141,6 +141,9 @@ final class RedirectBroker {
     p.putAll(bootstrap.security());
     p.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap.bootstrap());
     p.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, "false");
+    // Records of an aborted transaction were never published (the commands' producers are not
+    // transactional; an aborted write is a probe's, e.g. cluster security-check's).
+    p.put(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed");
     p.put(ConsumerConfig.DEFAULT_API_TIMEOUT_MS_CONFIG, "15000");
     List<T> out = new ArrayList<>();
     List<String> bad = new ArrayList<>();
