@@ -14,7 +14,7 @@ final class Fixtures {
 
   /** H = 1000 B, I = 60 s, G = 30 s, τ = 10 s, lateness 60 s, active timeout 20 s. */
   static Detection detection() {
-    return new Detection(1000, 60_000, 30_000, 10_000, 60_000, 5_000, 0, 20_000);
+    return new Detection(1000, 60_000, 30_000, 10_000, 60_000, 5_000, 0, 20_000, 0);
   }
 
   static FlowKey key(int srcPort) {

@@ -117,28 +117,6 @@ public record CheetahConfig(
       FIRST_RECORD_HOLD_MS.require(firstRecordHoldMs);
     }
 
-    /** With the first-record hold left at its default (the idle advance's). */
-    public Detection(
-        long hBytes,
-        long intervalMs,
-        long gapMs,
-        long tauMs,
-        long flowsetLatenessMs,
-        long outOfOrdernessMs,
-        long idleAdvanceMs,
-        long activeTimeoutMs) {
-      this(
-          hBytes,
-          intervalMs,
-          gapMs,
-          tauMs,
-          flowsetLatenessMs,
-          outOfOrdernessMs,
-          idleAdvanceMs,
-          activeTimeoutMs,
-          0);
-    }
-
     /** How long a partition without records holds event time back (the key's rule for 0). */
     public long effectiveFirstRecordHoldMs() {
       return firstRecordHoldMs > 0

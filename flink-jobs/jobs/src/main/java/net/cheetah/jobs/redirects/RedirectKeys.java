@@ -47,9 +47,13 @@ public final class RedirectKeys implements Serializable {
   }
 
   public static RedirectKeys load(Path file) {
-    byte[] text;
+    return parse(read(file), file);
+  }
+
+  /** The bytes of {@code file}; an unreadable file is an error saying what it should be. */
+  private static byte[] read(Path file) {
     try {
-      text = Files.readAllBytes(file);
+      return Files.readAllBytes(file);
     } catch (IOException e) {
       throw new IllegalArgumentException(
           "cannot read the redirect keys file "
@@ -59,7 +63,6 @@ public final class RedirectKeys implements Serializable {
               + "; set redirects.keys-file to a JSON file "
               + SHAPE);
     }
-    return parse(text, file);
   }
 
   /** The keys of {@code text}, the content of {@code file} (named in errors only). */
@@ -272,18 +275,7 @@ public final class RedirectKeys implements Serializable {
       this.nanoClock = nanoClock;
       this.warn = warn;
       this.info = info;
-      byte[] text;
-      try {
-        text = Files.readAllBytes(file);
-      } catch (IOException e) {
-        throw new IllegalArgumentException(
-            "cannot read the redirect keys file "
-                + file
-                + ": "
-                + e
-                + "; set redirects.keys-file to a JSON file "
-                + SHAPE);
-      }
+      byte[] text = read(file);
       this.keys = parse(text, file);
       this.digest = sha256(text);
       this.checkedNanos = nanoClock.getAsLong();

@@ -42,7 +42,7 @@ class PipelineTest {
    * firing mid-input must not make the rest of it late.
    */
   static final Detection D =
-      new Detection(1000, 60_000, 30_000, 10_000, 60_000, 200_000, 0, 20_000);
+      new Detection(1000, 60_000, 30_000, 10_000, 60_000, 200_000, 0, 20_000, 0);
 
   static final Address EXP = Address.parse("192.0.2.1");
   static final Address SRC = Address.parse("198.18.1.10");

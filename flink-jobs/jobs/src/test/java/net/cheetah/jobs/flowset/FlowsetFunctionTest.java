@@ -19,7 +19,8 @@ import org.junit.jupiter.api.Test;
 /** The flowset operator under a hand-driven watermark: closing time, running members, lateness. */
 class FlowsetFunctionTest {
   /** τ = 10 s, lateness 60 s: a set whose last member started at s closes at s + 70 s. */
-  static final Detection D = new Detection(1000, 60_000, 30_000, 10_000, 60_000, 5_000, 0, 20_000);
+  static final Detection D =
+      new Detection(1000, 60_000, 30_000, 10_000, 60_000, 5_000, 0, 20_000, 0);
 
   static final Address SRC = Address.parse("198.18.1.10");
   static final Address DST = Address.parse("198.18.2.20");
