@@ -182,6 +182,9 @@ def main(argv: list[str]) -> int:
         t = suite(d)
         total.add(t)
         extra = f", {t.skipped} skipped" if t.skipped else ""
+        took = d / "seconds"  # the suite's wall time, written by the runner
+        if took.exists() and took.read_text().strip().isdigit():
+            extra += f" ({int(took.read_text())} s)"
         print(f"  {d.name}: {t.passed} passed, {t.failed} failed{extra}")
     for name, reason in total.failures:
         print(f"  FAILED {name}")

@@ -215,3 +215,9 @@ def test_a_single_command_case_says_its_exit_and_the_log_lines_that_name_the_fai
     r = tally(tmp_path / "r")
     assert last_line(r) == "tests: 1 passed, 1 failed"
     assert "  FAILED cluster.broken\n      exit 1\n      FAILED: stored 41 of 42 records\n" in r.stdout
+
+
+def test_a_suites_line_says_its_wall_time(tmp_path: Path) -> None:
+    suite(tmp_path, "java", "0", {"a.xml": SUREFIRE})
+    (tmp_path / "java" / "seconds").write_text("1234\n")
+    assert "  java: 2 passed, 2 failed, 1 skipped (1234 s)" in tally(tmp_path).stdout
