@@ -329,7 +329,10 @@ def _exit_when_parent_goes(grace_s: float = 30.0) -> None:
     import threading
 
     def watch() -> None:
-        while sys.stdin.buffer.read(65536):
+        # The raw descriptor, not sys.stdin.buffer: a read blocked in the buffered reader holds
+        # its lock, and the interpreter's shutdown after a clean stop then fails on that lock
+        # (a fatal error, after which the engine's signal handlers hang the process until SIGKILL).
+        while os.read(0, 65536):
             pass
         # The parent read our stdout and stderr too: from now on they lead nowhere, and writing
         # to them would fail (EPIPE) in the middle of the clean stop.

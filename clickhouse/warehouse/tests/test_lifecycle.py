@@ -50,6 +50,30 @@ def test_ready_is_the_only_stdout_line_and_sigint_stops_cleanly(tmp_path: Path) 
     warehouse.stop()
 
 
+def test_sigterm_stops_promptly_while_the_parent_still_holds_stdin(tmp_path: Path) -> None:
+    # As `up` runs it: --exit-on-stdin-eof, the parent's pipe still open. The stdin watcher's
+    # blocked read once held the interpreter's shutdown (a fatal error, then a hang until SIGKILL).
+    warehouse = start_warehouse(tmp_path / "data", extra_args=("--exit-on-stdin-eof",), stdin=subprocess.PIPE)
+    try:
+        warehouse.process.send_signal(signal.SIGTERM)
+        assert warehouse.process.wait(timeout=20) == 0, warehouse.stderr()
+        assert "Fatal Python error" not in warehouse.stderr()
+    finally:
+        warehouse.stop()
+        assert warehouse.process.stdin is not None
+        warehouse.process.stdin.close()
+
+
+def test_stdin_closed_by_the_parent_stops_it_cleanly(tmp_path: Path) -> None:
+    warehouse = start_warehouse(tmp_path / "data", extra_args=("--exit-on-stdin-eof",), stdin=subprocess.PIPE)
+    try:
+        assert warehouse.process.stdin is not None
+        warehouse.process.stdin.close()  # what the parent's death does to the pipe
+        assert warehouse.process.wait(timeout=30) == 0
+    finally:
+        warehouse.stop()
+
+
 def test_query_with_data_dir_while_served_points_at_the_url(tmp_path: Path) -> None:
     data_dir = tmp_path / "data"
     warehouse = start_warehouse(data_dir)

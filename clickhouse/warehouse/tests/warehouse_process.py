@@ -64,6 +64,7 @@ def start_warehouse(
     extra_args: tuple[str, ...] = (),
     timeout: float = 60,
     extra_env: Mapping[str, str] | None = None,
+    stdin: int | None = None,
 ) -> Warehouse:
     stderr_path = data_dir.parent / f"{data_dir.name}.stderr.log"
     stderr_file = open(stderr_path, "ab")
@@ -73,7 +74,7 @@ def start_warehouse(
             "--data", str(data_dir), "--http-port", "0",
             "--kafka-brokers", brokers, "--kafka-group-prefix", group_prefix, *extra_args,
         ],
-        stdout=subprocess.PIPE, stderr=stderr_file, env={**child_env(), **(extra_env or {})},
+        stdin=stdin, stdout=subprocess.PIPE, stderr=stderr_file, env={**child_env(), **(extra_env or {})},
     )
     stderr_file.close()
     assert process.stdout is not None
