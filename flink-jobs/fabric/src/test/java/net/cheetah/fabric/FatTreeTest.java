@@ -3,6 +3,10 @@ package net.cheetah.fabric;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import java.io.ByteArrayInputStream;
+import java.io.ByteArrayOutputStream;
+import java.io.ObjectInputStream;
+import java.io.ObjectOutputStream;
 import java.util.List;
 import net.cheetah.core.flow.Address;
 import org.junit.jupiter.api.Test;
@@ -99,5 +103,22 @@ class FatTreeTest {
     assertThat(back.hosts()).containsExactlyInAnyOrderElementsOf(k4.hosts());
     assertThat(back.links()).containsExactlyInAnyOrderElementsOf(k4.links());
     assertThat(back.paths("e1", "e8")).isEqualTo(k4.paths("e1", "e8"));
+  }
+
+  @Test
+  void aFabricSurvivesJavaSerialisationWithItsPaths() throws Exception {
+    // Flink ships operators' fields by Java serialisation: the path cache is rebuilt empty.
+    k4.paths("e1", "e3");
+    ByteArrayOutputStream bytes = new ByteArrayOutputStream();
+    try (ObjectOutputStream out = new ObjectOutputStream(bytes)) {
+      out.writeObject(k4);
+    }
+    Fabric back;
+    try (ObjectInputStream in =
+        new ObjectInputStream(new ByteArrayInputStream(bytes.toByteArray()))) {
+      back = (Fabric) in.readObject();
+    }
+    assertThat(back.paths("e1", "e3")).isEqualTo(k4.paths("e1", "e3"));
+    assertThat(back.links()).isEqualTo(k4.links());
   }
 }
