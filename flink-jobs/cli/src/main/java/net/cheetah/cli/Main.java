@@ -20,6 +20,7 @@ import picocli.CommandLine.Command;
       ClusterCommand.class,
       GuardCommand.class,
       KeysCommand.class,
+      FabricCommand.class,
       net.cheetah.cli.simulate.SimulateCommand.class
     })
 public final class Main {

@@ -15,6 +15,7 @@ import java.util.Optional;
 import java.util.Properties;
 import java.util.Set;
 import java.util.TreeMap;
+import net.cheetah.core.fabric.ReroutePolicy;
 import net.cheetah.core.redirect.Prefix;
 import net.cheetah.core.redirect.RedirectSettings;
 import net.cheetah.core.threshold.ThresholdMode;
@@ -36,6 +37,7 @@ public record CheetahConfig(
     LinkStats linkStats,
     Redirects redirects,
     Thresholds thresholds,
+    Fabric fabric,
     Path dataDir) {
 
   /** Definitions of docs/ARCHITECTURE.md, "NetFlow cheetah" and "Parallel flowset". */
@@ -956,6 +958,73 @@ public record CheetahConfig(
     }
   }
 
+  /**
+   * Elephant re-routing on a datacenter fabric (docs/FABRIC.md, "The rule"): a link is congested
+   * when its utilisation is above {@code utilisationThreshold} of its capacity; an elephant is a
+   * flow above {@code elephantShare} of the congested link's capacity; {@code policy} says which
+   * elephant is tried first. A moved flow is not moved again for {@code holdMs}, and not back onto
+   * a path it left for {@code returnHoldMs}.
+   */
+  public record Fabric(
+      double utilisationThreshold,
+      double elephantShare,
+      ReroutePolicy policy,
+      long holdMs,
+      long returnHoldMs)
+      implements Serializable {
+    public static final Key<Double> UTILISATION_THRESHOLD =
+        Key.number(
+                "fabric.utilisation-threshold",
+                "0.70",
+                "a fabric link is congested above this fraction of its capacity; a new path fits"
+                    + " when none of its links goes above it with the moved flow")
+            .check(v -> v > 0 && v <= 1, "in (0, 1]");
+    public static final Key<Double> ELEPHANT_SHARE =
+        Key.number(
+                "fabric.elephant-share",
+                "0.10",
+                "an elephant is a flow above this fraction of the congested link's capacity")
+            .check(v -> v > 0 && v < 1, "in (0, 1)");
+    public static final Key<ReroutePolicy> POLICY =
+        Key.choice(
+            "fabric.policy",
+            ReroutePolicy.BIGGEST,
+            "which elephant of a congested link is tried first: the biggest or the smallest rate",
+            ReroutePolicy.BIGGEST,
+            ReroutePolicy.SMALLEST);
+    public static final Key<Long> HOLD_MS =
+        Key.whole("fabric.hold-ms", "5000", "a flow moved is not moved again for this long")
+            .check(v -> v >= 0, ">= 0");
+    public static final Key<Long> RETURN_HOLD_MS =
+        Key.whole(
+                "fabric.return-hold-ms",
+                "30000",
+                "a flow moved is not moved back onto a path it left for this long (>= hold-ms)")
+            .check(v -> v >= 0, ">= 0");
+    public static final List<Key<?>> KEYS =
+        List.of(UTILISATION_THRESHOLD, ELEPHANT_SHARE, POLICY, HOLD_MS, RETURN_HOLD_MS);
+
+    public Fabric {
+      UTILISATION_THRESHOLD.require(utilisationThreshold);
+      ELEPHANT_SHARE.require(elephantShare);
+      POLICY.require(Objects.requireNonNull(policy, POLICY.name()));
+      HOLD_MS.require(holdMs);
+      RETURN_HOLD_MS.require(returnHoldMs);
+      require(
+          returnHoldMs >= holdMs,
+          RETURN_HOLD_MS + " must be >= " + HOLD_MS + " (" + holdMs + "), got " + returnHoldMs);
+    }
+
+    static Fabric from(Values v) {
+      return new Fabric(
+          v.get(UTILISATION_THRESHOLD),
+          v.get(ELEPHANT_SHARE),
+          v.get(POLICY),
+          v.get(HOLD_MS),
+          v.get(RETURN_HOLD_MS));
+    }
+  }
+
   public static final Key<String> DATA_DIR =
       Key.text(
           "data-dir",
@@ -990,6 +1059,7 @@ public record CheetahConfig(
           new Section(
               "Redirects: [redirect commands](docs/ARCHITECTURE.md#redirect-commands), [docs/REDIRECTS.md](docs/REDIRECTS.md)",
               Redirects.KEYS),
+          new Section("Fabric: [elephant re-routing](docs/FABRIC.md#the-rule)", Fabric.KEYS),
           new Section("Data", List.of(DATA_DIR)));
 
   private static final Map<String, Key<?>> BY_NAME = byName();
@@ -1051,6 +1121,7 @@ public record CheetahConfig(
         LinkStats.from(v),
         Redirects.from(v),
         Thresholds.from(v),
+        Fabric.from(v),
         Path.of(v.get(DATA_DIR)));
   }
 
