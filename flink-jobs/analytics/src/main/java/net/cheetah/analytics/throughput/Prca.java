@@ -12,12 +12,18 @@ import net.cheetah.core.flow.Address;
 /**
  * Peer transfer pairs and Performance Root Cause Analysis (docs/ARCHITECTURE.md, "Transfer
  * throughput"). Host pairs between the same two sites are peers. Each pair's transfers are
- * clustered by their static settings; the cluster with the highest median throughput among a peer
- * group is its reference, and a transfer below {@code slowFraction} of the reference's median is
- * slow. Its cause, in this order: a host resource saturated during it (sender or receiver CPU, disk
- * or NIC); "network" when every peer transfer near it in time was slow against its own cluster too,
- * as was this one; the static settings that differ from the reference cluster; else "host" (same
- * settings as the reference, a slower pair, and no sample shows a saturated resource).
+ * clustered by their static settings; the cluster with the highest median throughput in a peer
+ * group is its reference. Two kinds of report:
+ *
+ * <ul>
+ *   <li>a cluster whose median is below {@code slowFraction} of the reference's: its cause is a
+ *       host resource saturated during its transfers (sender or receiver CPU, disk or NIC), else
+ *       the static settings that differ from the reference, else "host" (the reference's settings
+ *       on a slower pair, and no sample shows why);
+ *   <li>a transfer below {@code slowFraction} of its own cluster's median while every transfer of
+ *       the other peer pairs within {@code peerWindowMs} (at least one) was slow against its own
+ *       cluster too: "network", all peers slow together.
+ * </ul>
  */
 public final class Prca {
   private static final Pattern IPV4 = Pattern.compile("\\d{1,3}(\\.\\d{1,3}){3}");
@@ -73,22 +79,33 @@ public final class Prca {
   public record Cluster(
       HostPair pair, Settings settings, List<Transfer> transfers, double medianBps) {}
 
-  /** Why a slow transfer was slow. */
+  /** Why a cluster or a transfer was slow. */
   public enum Cause {
     RESOURCE,
-    NETWORK,
     STATIC,
-    HOST
+    HOST,
+    NETWORK
+  }
+
+  /** A slow cluster (its transfers together) or one slow transfer (network). */
+  public enum Scope {
+    CLUSTER,
+    TRANSFER
   }
 
   /**
-   * One slow transfer's report: its cluster's median, what its pair can achieve (its best cluster's
-   * median), the reference cluster of its peers, the cause and its detail.
+   * One report: the pair and settings, the time span and number of the transfers it covers, their
+   * throughput (a cluster's median, or the transfer's rate), the cluster's median, what the pair
+   * can achieve (its best cluster's median), the reference cluster of its peers, the cause and its
+   * detail.
    */
   public record Report(
-      Transfer transfer,
-      double bps,
+      Scope scope,
       Cluster cluster,
+      long startMs,
+      long endMs,
+      int transfers,
+      double bps,
       double pairAchievableBps,
       Cluster reference,
       Cause cause,
@@ -134,7 +151,7 @@ public final class Prca {
     return out;
   }
 
-  /** Reports for every slow transfer, in start order. */
+  /** Reports for every slow cluster and every transfer slow with all its peers, by start. */
   public List<Report> analyse(List<Transfer> transfers, List<HostSample> samples) {
     List<Cluster> clusters = clusters(transfers, samples);
     Map<List<String>, List<Cluster>> groups = new TreeMap<>(Comparator.comparing(Object::toString));
@@ -150,66 +167,46 @@ public final class Prca {
       Cluster ref =
           group.stream().max(Comparator.comparingDouble(Cluster::medianBps)).orElseThrow();
       for (Cluster c : group) {
+        double pairBest = achievable.get(c.pair());
+        if (c.medianBps() < slowFraction * ref.medianBps()) {
+          out.add(clusterReport(c, ref, samples, pairBest));
+        }
         for (Transfer t : c.transfers()) {
-          double bps = t.activeBps();
-          if (bps >= slowFraction * ref.medianBps()) {
-            continue;
+          if (t.activeBps() < slowFraction * c.medianBps()) {
+            networkReport(t, c, ref, group, pairBest).ifPresent(out::add);
           }
-          out.add(report(t, bps, c, ref, group, samples, achievable.get(c.pair())));
         }
       }
     }
     out.sort(
-        Comparator.comparingLong((Report r) -> r.transfer().startMs())
-            .thenComparing(r -> r.transfer().pair()));
+        Comparator.comparingLong(Report::startMs)
+            .thenComparing(r -> r.cluster().pair())
+            .thenComparing(Report::scope));
     return out;
   }
 
-  private Report report(
-      Transfer t,
-      double bps,
-      Cluster c,
-      Cluster ref,
-      List<Cluster> group,
-      List<HostSample> samples,
-      double achievable) {
-    String resource = saturated(t, samples);
+  private Report clusterReport(Cluster c, Cluster ref, List<HostSample> samples, double pairBest) {
+    long start = c.transfers().stream().mapToLong(Transfer::startMs).min().orElseThrow();
+    long end = c.transfers().stream().mapToLong(Transfer::endMs).max().orElseThrow();
+    int n = c.transfers().size();
+    String resource = saturated(c.transfers(), samples);
     if (!resource.isEmpty()) {
-      return new Report(t, bps, c, achievable, ref, Cause.RESOURCE, resource);
-    }
-    if (bps < slowFraction * c.medianBps()) {
-      int near = 0;
-      int slow = 0;
-      for (Cluster other : group) {
-        for (Transfer o : other.transfers()) {
-          if (o != t && Math.abs(o.startMs() - t.startMs()) <= peerWindowMs) {
-            near++;
-            if (o.activeBps() < slowFraction * other.medianBps()) {
-              slow++;
-            }
-          }
-        }
-      }
-      if (near > 0 && slow == near) {
-        return new Report(
-            t,
-            bps,
-            c,
-            achievable,
-            ref,
-            Cause.NETWORK,
-            "all " + near + " peer transfer(s) within " + peerWindowMs / 1000 + " s were slow too");
-      }
+      return new Report(
+          Scope.CLUSTER, c, start, end, n, c.medianBps(), pairBest, ref, Cause.RESOURCE, resource);
     }
     String diff = c.settings().differences(ref.settings());
     if (!diff.isEmpty()) {
-      return new Report(t, bps, c, achievable, ref, Cause.STATIC, diff);
+      return new Report(
+          Scope.CLUSTER, c, start, end, n, c.medianBps(), pairBest, ref, Cause.STATIC, diff);
     }
     return new Report(
-        t,
-        bps,
+        Scope.CLUSTER,
         c,
-        achievable,
+        start,
+        end,
+        n,
+        c.medianBps(),
+        pairBest,
         ref,
         Cause.HOST,
         "same settings as "
@@ -217,19 +214,66 @@ public final class Prca {
             + ", which is faster; no sample shows a saturated resource");
   }
 
+  private java.util.Optional<Report> networkReport(
+      Transfer t, Cluster c, Cluster ref, List<Cluster> group, double pairBest) {
+    int near = 0;
+    int slow = 0;
+    for (Cluster other : group) {
+      if (other.pair().equals(c.pair())) {
+        continue;
+      }
+      for (Transfer o : other.transfers()) {
+        if (Math.abs(o.startMs() - t.startMs()) <= peerWindowMs) {
+          near++;
+          if (o.activeBps() < slowFraction * other.medianBps()) {
+            slow++;
+          }
+        }
+      }
+    }
+    if (near == 0 || slow < near) {
+      return java.util.Optional.empty();
+    }
+    return java.util.Optional.of(
+        new Report(
+            Scope.TRANSFER,
+            c,
+            t.startMs(),
+            t.endMs(),
+            1,
+            t.activeBps(),
+            pairBest,
+            ref,
+            Cause.NETWORK,
+            "all "
+                + near
+                + " transfer(s) of peer pairs within "
+                + peerWindowMs / 1000
+                + " s were slow too"));
+  }
+
   /**
-   * The most used resource of the sender or receiver during {@code t} (the mean of the samples
-   * within it) when it reached the saturation level, e.g. "receiver disk 97%"; empty otherwise.
+   * The most used resource of the sender or receiver during {@code transfers} (the mean of the
+   * samples within any of them) when it reached the saturation level, e.g. "receiver disk 97%";
+   * empty otherwise.
    */
-  String saturated(Transfer t, List<HostSample> samples) {
+  String saturated(List<Transfer> transfers, List<HostSample> samples) {
     String worst = "";
     double worstUse = -1;
+    String[] names = {"cpu", "disk", "nic"};
     for (String role : List.of("sender", "receiver")) {
-      String host = role.equals("sender") ? t.src() : t.dst();
       double[] sum = new double[3];
       int[] n = new int[3];
       for (HostSample s : samples) {
-        if (!s.host().equals(host) || s.ms() < t.startMs() || s.ms() > t.endMs()) {
+        boolean during = false;
+        for (Transfer t : transfers) {
+          String host = role.equals("sender") ? t.src() : t.dst();
+          if (s.host().equals(host) && s.ms() >= t.startMs() && s.ms() <= t.endMs()) {
+            during = true;
+            break;
+          }
+        }
+        if (!during) {
           continue;
         }
         double[] use = {s.cpuPercent(), s.diskPercent(), s.nicPercent()};
@@ -240,7 +284,6 @@ public final class Prca {
           }
         }
       }
-      String[] names = {"cpu", "disk", "nic"};
       for (int k = 0; k < 3; k++) {
         if (n[k] > 0) {
           double mean = sum[k] / n[k];

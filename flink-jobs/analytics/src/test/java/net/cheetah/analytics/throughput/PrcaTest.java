@@ -7,6 +7,7 @@ import java.util.ArrayList;
 import java.util.List;
 import net.cheetah.analytics.throughput.Prca.Cause;
 import net.cheetah.analytics.throughput.Prca.Report;
+import net.cheetah.analytics.throughput.Prca.Scope;
 import org.junit.jupiter.api.Test;
 
 class PrcaTest {
@@ -40,18 +41,32 @@ class PrcaTest {
 
   @Test
   void oneStreamAgainstFourNamesTheStreamCount() {
-    // 4 streams: 940 x 5 (median 940); 1 stream: 630 x 5. 630 < 0.8 x 940 = 752: slow, 5 reports.
+    // 4 streams: 940 x 5 (median 940); 1 stream: 630 x 5 (median 630 < 0.8 x 940 = 752): one
+    // report for the 1-stream cluster, from its first transfer (01:00) to its last's end.
     List<Transfer> tr = new ArrayList<>();
     for (int i = 0; i < 5; i++) {
       tr.add(t(W, V, 4, 940, (2 * i) * HOUR, 0));
       tr.add(t(W, V, 1, 630, (2 * i + 1) * HOUR, 0));
     }
-    List<Report> r = p.analyse(tr, List.of());
-    assertThat(r).hasSize(5).allMatch(x -> x.cause() == Cause.STATIC);
-    assertThat(r.get(0).detail()).isEqualTo("streams 1 (best 4)");
-    assertThat(r.get(0).cluster().medianBps()).isCloseTo(630e6, within(1.0));
-    assertThat(r.get(0).reference().medianBps()).isCloseTo(940e6, within(1.0));
-    assertThat(r.get(0).pairAchievableBps()).isCloseTo(940e6, within(1.0));
+    Report r = p.analyse(tr, List.of()).stream().collect(onlyOne());
+    assertThat(r.scope()).isEqualTo(Scope.CLUSTER);
+    assertThat(r.cause()).isEqualTo(Cause.STATIC);
+    assertThat(r.detail()).isEqualTo("streams 1 (best 4)");
+    assertThat(r.transfers()).isEqualTo(5);
+    assertThat(r.startMs()).isEqualTo(HOUR);
+    assertThat(r.endMs()).isEqualTo(9 * HOUR + 10_000);
+    assertThat(r.bps()).isCloseTo(630e6, within(1.0));
+    assertThat(r.reference().medianBps()).isCloseTo(940e6, within(1.0));
+    assertThat(r.pairAchievableBps()).isCloseTo(940e6, within(1.0));
+  }
+
+  private static java.util.stream.Collector<Report, ?, Report> onlyOne() {
+    return java.util.stream.Collectors.collectingAndThen(
+        java.util.stream.Collectors.toList(),
+        l -> {
+          assertThat(l).hasSize(1);
+          return l.get(0);
+        });
   }
 
   @Test
@@ -61,14 +76,15 @@ class PrcaTest {
       tr.add(t(W, V, 1, 900, (2 * i) * HOUR, 4 << 20));
       tr.add(t(W, V, 1, 100, (2 * i + 1) * HOUR, 64 << 10));
     }
-    List<Report> r = p.analyse(tr, List.of());
-    assertThat(r).hasSize(3).allMatch(x -> x.detail().equals("buffer 65536 (best 4194304)"));
+    Report r = p.analyse(tr, List.of()).stream().collect(onlyOne());
+    assertThat(r.detail()).isEqualTo("buffer 65536 (best 4194304)");
   }
 
   @Test
   void aPeerWithASaturatedDiskNamesTheReceiversDisk() {
     // W -> V at 630 and W -> IDC at 214 (same site pair: peers), same settings; IDC's disk at
-    // 97-99%.
+    // 97-99%
+    // during its transfers, and the sender's CPU at 95% (below the disk) during one of them.
     List<Transfer> tr = new ArrayList<>();
     List<HostSample> s = new ArrayList<>();
     for (int i = 0; i < 4; i++) {
@@ -77,28 +93,29 @@ class PrcaTest {
       tr.add(t(W, IDC, 1, 214, at, 0));
       s.add(new HostSample(IDC, at + 2_000, 20, 97, 30, 0));
       s.add(new HostSample(IDC, at + 8_000, 25, 99, 30, 0));
-      s.add(
-          new HostSample(W, at + 5_000, 95, Double.NaN, 10, 0)); // sender CPU high, below the disk
+      s.add(new HostSample(IDC, at + 20_000, 0, 0, 0, 0)); // after the transfer: not counted
     }
-    List<Report> r = p.analyse(tr, s);
-    // Mean disk use (97 + 99) / 2 = 98% >= 90%; the sender's CPU 95% is lower.
-    assertThat(r)
-        .hasSize(4)
-        .allMatch(x -> x.cause() == Cause.RESOURCE && x.detail().equals("receiver disk 98%"));
-    assertThat(r.get(0).pairAchievableBps()).isCloseTo(214e6, within(1.0));
-    assertThat(r.get(0).reference().pair()).isEqualTo(new HostPair(W, V));
+    s.add(new HostSample(W, HOUR + 5_000, 95, Double.NaN, 10, 0));
+    // Disk (97 + 99) / 2 = 98% >= 90%; the sender's CPU 95% is lower.
+    Report r = p.analyse(tr, s).stream().collect(onlyOne());
+    assertThat(r.cause()).isEqualTo(Cause.RESOURCE);
+    assertThat(r.detail()).isEqualTo("receiver disk 98%");
+    assertThat(r.pairAchievableBps()).isCloseTo(214e6, within(1.0));
+    assertThat(r.reference().pair()).isEqualTo(new HostPair(W, V));
   }
 
   @Test
   void theSamePeerWithoutSamplesIsAHostCause() {
     List<Transfer> tr = List.of(t(W, V, 1, 630, 0, 0), t(W, IDC, 1, 214, HOUR * 2, 0));
-    List<Report> r = p.analyse(tr, List.of());
-    assertThat(r).singleElement().extracting(Report::cause).isEqualTo(Cause.HOST);
+    assertThat(p.analyse(tr, List.of()))
+        .singleElement()
+        .extracting(Report::cause)
+        .isEqualTo(Cause.HOST);
   }
 
   @Test
   void allPeersSlowTogetherIsTheNetwork() {
-    // Two peer pairs at 900 every other hour; at 20:00 both at 300 (a third of their median 900).
+    // Two peer pairs at 900 every other hour; at 20:00 both at 300 (< 0.8 x their median 900).
     List<Transfer> tr = new ArrayList<>();
     for (int i = 0; i < 5; i++) {
       tr.add(t(W, V, 4, 900, (2 * i) * HOUR, 0));
@@ -107,13 +124,17 @@ class PrcaTest {
     tr.add(t(W, V, 4, 300, 20 * HOUR, 0));
     tr.add(t(W, IDC, 4, 300, 20 * HOUR + 60_000, 0));
     List<Report> r = p.analyse(tr, List.of());
-    assertThat(r).hasSize(2).allMatch(x -> x.cause() == Cause.NETWORK);
-    assertThat(r.get(0).detail()).isEqualTo("all 1 peer transfer(s) within 3600 s were slow too");
+    assertThat(r)
+        .hasSize(2)
+        .allMatch(x -> x.cause() == Cause.NETWORK && x.scope() == Scope.TRANSFER);
+    assertThat(r).extracting(Report::startMs).containsExactly(20 * HOUR, 20 * HOUR + 60_000);
+    assertThat(r.get(0).detail())
+        .isEqualTo("all 1 transfer(s) of peer pairs within 3600 s were slow too");
   }
 
   @Test
   void aLoneSlowTransferIsNotTheNetwork() {
-    // Same, but the peer's 20:00 transfer is at its usual 900: the V pair's 300 is its own (HOST).
+    // The peer's 20:00 transfer is at its usual 900: nothing to report (no cluster is slow).
     List<Transfer> tr = new ArrayList<>();
     for (int i = 0; i < 5; i++) {
       tr.add(t(W, V, 4, 900, (2 * i) * HOUR, 0));
@@ -121,8 +142,17 @@ class PrcaTest {
     }
     tr.add(t(W, V, 4, 300, 20 * HOUR, 0));
     tr.add(t(W, IDC, 4, 900, 20 * HOUR + 60_000, 0));
-    List<Report> r = p.analyse(tr, List.of());
-    assertThat(r).singleElement().extracting(Report::cause).isEqualTo(Cause.HOST);
+    assertThat(p.analyse(tr, List.of())).isEmpty();
+  }
+
+  @Test
+  void aSlowTransferWithoutPeersIsNotTheNetwork() {
+    List<Transfer> tr = new ArrayList<>();
+    for (int i = 0; i < 5; i++) {
+      tr.add(t(W, V, 4, 900, i * HOUR, 0));
+    }
+    tr.add(t(W, V, 4, 300, 5 * HOUR, 0));
+    assertThat(p.analyse(tr, List.of())).isEmpty();
   }
 
   @Test
