@@ -6,17 +6,14 @@ import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
-import java.util.Comparator;
-import java.util.HashMap;
 import java.util.List;
-import java.util.Map;
 import java.util.Optional;
 import java.util.stream.Stream;
 import net.cheetah.analytics.throughput.FlowStream;
 import net.cheetah.analytics.throughput.HostSample;
+import net.cheetah.analytics.throughput.StreamStitcher;
 import net.cheetah.analytics.throughput.Transfer;
 import net.cheetah.core.flow.Flow;
-import net.cheetah.core.flow.FlowKey;
 import net.cheetah.jobs.analyze.ArchiveFlows;
 import net.cheetah.jobs.analyze.NfcapdFile;
 import net.cheetah.jobs.analyze.NfdumpDecoder;
@@ -147,11 +144,7 @@ final class ThroughputInputs {
     return s.isBlank() ? Double.NaN : Double.parseDouble(s.trim());
   }
 
-  /**
-   * The streams of the nfcapd archives at {@code path}: the records of one flow key, in start
-   * order, merged while a record starts within {@code gapMs} of the previous one's end (a long
-   * flow's records, cut by the exporter's active timeout); a later record starts a new stream.
-   */
+  /** The streams of the nfcapd archives at {@code path} ({@link StreamStitcher}). */
   List<FlowStream> streams(Path path, String nfdump, long gapMs) throws Exception {
     for (Path a : NfdumpDecoder.archives(path)) {
       ArchiveFlows flows = new ArchiveFlows(1, 1024);
@@ -168,7 +161,7 @@ final class ThroughputInputs {
       rejected.addAll(flows.rejected());
       addAll(flows);
     }
-    return merge(gapMs);
+    return StreamStitcher.stitch(read, gapMs);
   }
 
   private final List<Flow> read = new ArrayList<>();
@@ -177,38 +170,6 @@ final class ThroughputInputs {
     for (int i = 0; i < a.size(0); i++) {
       read.add(a.flow(0, i));
     }
-  }
-
-  private List<FlowStream> merge(long gapMs) {
-    Map<FlowKey, List<Flow>> byKey = new HashMap<>();
-    for (Flow f : read) {
-      byKey.computeIfAbsent(f.key(), k -> new ArrayList<>()).add(f);
-    }
-    List<FlowStream> out = new ArrayList<>();
-    for (List<Flow> records : byKey.values()) {
-      records.sort(Comparator.comparingLong(Flow::startMs));
-      Flow first = records.get(0);
-      long start = first.startMs();
-      long end = first.endMs();
-      long bytes = first.bytes();
-      for (Flow f : records.subList(1, records.size())) {
-        if (f.startMs() > end + gapMs) {
-          out.add(stream(first.key(), start, end, bytes));
-          start = f.startMs();
-          end = f.endMs();
-          bytes = 0;
-        }
-        end = Math.max(end, f.endMs());
-        bytes += f.bytes();
-      }
-      out.add(stream(first.key(), start, end, bytes));
-    }
-    out.sort(Comparator.comparingLong(FlowStream::startMs));
-    return out;
-  }
-
-  private static FlowStream stream(FlowKey k, long start, long end, long bytes) {
-    return new FlowStream(k.src().toString(), k.dst().toString(), start, end, bytes);
   }
 
   private static List<Path> files(Path dir, String suffix) throws IOException {
