@@ -68,12 +68,12 @@ final class ThroughputInputs {
         text(n, "src_host"),
         text(n, "dst_host"),
         text(n, "tool"),
-        (int) Math.min(Integer.MAX_VALUE, n.path("streams").asLong(0)),
+        (int) Math.min(Integer.MAX_VALUE, optionalWhole(n, "streams")),
         whole(n, "bytes"),
         seconds,
         start,
         end,
-        n.path("tcp_buffer_bytes").asLong(0));
+        optionalWhole(n, "tcp_buffer_bytes"));
   }
 
   private static String text(JsonNode n, String field) {
@@ -89,11 +89,21 @@ final class ThroughputInputs {
     if (v == null || !(v.isIntegralNumber() || v.isTextual() && v.asText().matches("\\d+"))) {
       throw new IllegalArgumentException(field + " must be a whole number");
     }
+    if (!new java.math.BigInteger(v.asText()).equals(java.math.BigInteger.valueOf(v.asLong()))) {
+      throw new IllegalArgumentException(
+          field + " " + v.asText() + " is too large (at most " + Long.MAX_VALUE + ")");
+    }
     long x = v.asLong(-1);
     if (x < 0) {
       throw new IllegalArgumentException(field + " must be >= 0");
     }
     return x;
+  }
+
+  /** 0 when absent or null, else as {@link #whole}. */
+  private static long optionalWhole(JsonNode n, String field) {
+    JsonNode v = n.get(field);
+    return v == null || v.isNull() ? 0 : whole(n, field);
   }
 
   /** DIR/hosts.csv if there is one (empty otherwise). */
