@@ -5,7 +5,6 @@ import java.io.Writer;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
@@ -37,7 +36,7 @@ final class ThroughputCsv {
   private ThroughputCsv() {}
 
   static void writeAll(Path out, ThroughputAnalysis.Result r) throws IOException {
-    Map<Instance, ActivePassive.Match> matched = new HashMap<>();
+    Map<Instance, ActivePassive.Match> matched = new java.util.IdentityHashMap<>();
     r.matches().forEach(m -> matched.put(m.instance(), m));
     List<String> rows = new ArrayList<>();
     for (Instance i : r.instances()) {

@@ -3,7 +3,6 @@ package net.cheetah.analytics.throughput;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.EnumMap;
-import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -41,7 +40,8 @@ public final class ActivePassive {
     }
     List<Transfer> ordered = new ArrayList<>(transfers);
     ordered.sort(Comparator.comparingLong(Transfer::startMs));
-    Set<Instance> used = new HashSet<>();
+    // By identity: two instances may be equal values (same pair, times and streams).
+    Set<Instance> used = java.util.Collections.newSetFromMap(new java.util.IdentityHashMap<>());
     List<Match> out = new ArrayList<>();
     for (Transfer t : ordered) {
       Instance best = null;

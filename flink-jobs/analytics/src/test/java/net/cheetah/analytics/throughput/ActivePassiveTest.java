@@ -119,4 +119,15 @@ class ActivePassiveTest {
     assertThat(a.get(0).n()).isEqualTo(1);
     assertThat(a.get(0).r()).isNaN();
   }
+
+  @Test
+  void twoEqualInstancesAreMatchedToTwoTransfers() {
+    // The same flows reported by two exporters give two equal instances: each matches once.
+    List<Match> got =
+        ActivePassive.match(
+            List.of(t("x", 3, 1, 10, 0), t("x", 3, 1, 10, 0)),
+            List.of(threeStreams(0), threeStreams(0)));
+    assertThat(got).hasSize(2);
+    assertThat(got.get(0).instance()).isNotSameAs(got.get(1).instance());
+  }
 }
