@@ -13,6 +13,7 @@ import picocli.CommandLine.Command;
       DemoCommand.class,
       UpCommand.class,
       AnalyzeCommand.class,
+      ThroughputCommand.class,
       BackfillCommand.class,
       SqlCommand.class,
       ConfigCommand.class,

@@ -38,6 +38,7 @@ public record CheetahConfig(
     Redirects redirects,
     Thresholds thresholds,
     Fabric fabric,
+    Throughput throughput,
     Path dataDir) {
 
   /** Definitions of docs/ARCHITECTURE.md, "NetFlow cheetah" and "Parallel flowset". */
@@ -1025,6 +1026,171 @@ public record CheetahConfig(
     }
   }
 
+  /**
+   * Definitions of docs/ARCHITECTURE.md, "Transfer throughput": application instances, forecasts,
+   * diurnal fits, step changes and performance root-cause analysis (PRCA).
+   */
+  public record Throughput(
+      long instanceWindowMs,
+      double longFlowFactor,
+      double controlFraction,
+      int forecastWindow,
+      double ewmaWeight,
+      double forecastBandSd,
+      double diurnalMaxDb,
+      int stepWindow,
+      double stepMinT,
+      double stepMinChange,
+      double slowFraction,
+      double saturatedPercent,
+      long peerWindowMs,
+      int sitePrefixV4)
+      implements Serializable {
+    public static final Key<Long> INSTANCE_WINDOW_MS =
+        Key.whole(
+                "throughput.instance-window-ms",
+                "5000",
+                "flows of one host pair starting within this of the first one are one application"
+                    + " instance")
+            .check(v -> v >= 0, ">= 0");
+    public static final Key<Double> LONG_FLOW_FACTOR =
+        Key.number(
+                "throughput.long-flow-factor",
+                "3",
+                "a stream lasting more than this times the median of its peers' durations is a"
+                    + " long-flow artefact")
+            .check(v -> v > 1, "> 1");
+    public static final Key<Double> CONTROL_FRACTION =
+        Key.number(
+                "throughput.control-fraction",
+                "0.01",
+                "a flow carrying less than this fraction of its instance's largest stream is a"
+                    + " control connection, not a stream")
+            .check(v -> v >= 0 && v < 1, "in [0, 1)");
+    public static final Key<Integer> FORECAST_WINDOW =
+        Key.integer(
+                "throughput.forecast-window",
+                "5",
+                "the forecast is the mean and standard deviation of this many previous observations")
+            .check(v -> v >= 2, ">= 2");
+    public static final Key<Double> EWMA_WEIGHT =
+        Key.number("throughput.ewma-weight", "0.7", "EWMA weight on the history")
+            .check(v -> v >= 0 && v < 1, "in [0, 1)");
+    public static final Key<Double> FORECAST_BAND_SD =
+        Key.number(
+                "throughput.forecast-band-sd",
+                "2",
+                "an observation further than this many standard deviations from the forecast mean"
+                    + " is an alert")
+            .check(v -> v > 0, "> 0");
+    public static final Key<Double> DIURNAL_MAX_DB =
+        Key.number(
+                "throughput.diurnal-max-db",
+                "0.2",
+                "a diurnal fit whose phase error δb is below this marks the pair diurnal")
+            .check(v -> v > 0, "> 0");
+    public static final Key<Integer> STEP_WINDOW =
+        Key.integer(
+                "throughput.step-window",
+                "5",
+                "a step is tested between this many observations before it and as many after")
+            .check(v -> v >= 2, ">= 2");
+    public static final Key<Double> STEP_MIN_T =
+        Key.number(
+                "throughput.step-min-t",
+                "5",
+                "a step's two-sample t statistic (between the two windows) must reach this")
+            .check(v -> v > 0, "> 0");
+    public static final Key<Double> STEP_MIN_CHANGE =
+        Key.number(
+                "throughput.step-min-change",
+                "0.2",
+                "a step changes the mean by at least this fraction of the earlier mean")
+            .check(v -> v > 0, "> 0");
+    public static final Key<Double> SLOW_FRACTION =
+        Key.number(
+                "throughput.slow-fraction",
+                "0.8",
+                "a transfer below this fraction of its peers' best cluster median is slow")
+            .check(v -> v > 0 && v < 1, "in (0, 1)");
+    public static final Key<Double> SATURATED_PERCENT =
+        Key.number(
+                "throughput.saturated-percent",
+                "90",
+                "a host resource used at least this much (%) during a transfer is saturated")
+            .check(v -> v > 0 && v <= 100, "in (0, 100]");
+    public static final Key<Long> PEER_WINDOW_MS =
+        Key.whole(
+                "throughput.peer-window-ms",
+                "3600000",
+                "peers' transfers this close in time to a slow one show whether all were slow"
+                    + " together (network)")
+            .check(v -> v > 0, "> 0");
+    public static final Key<Integer> SITE_PREFIX_V4 =
+        Key.integer(
+                "throughput.site-prefix-v4",
+                "24",
+                "IPv4 hosts in one prefix of this length are one site (IPv6: twice it); peers are"
+                    + " host pairs between the same two sites")
+            .check(v -> v >= 0 && v <= 32, "in 0..32");
+    public static final List<Key<?>> KEYS =
+        List.of(
+            INSTANCE_WINDOW_MS,
+            LONG_FLOW_FACTOR,
+            CONTROL_FRACTION,
+            FORECAST_WINDOW,
+            EWMA_WEIGHT,
+            FORECAST_BAND_SD,
+            DIURNAL_MAX_DB,
+            STEP_WINDOW,
+            STEP_MIN_T,
+            STEP_MIN_CHANGE,
+            SLOW_FRACTION,
+            SATURATED_PERCENT,
+            PEER_WINDOW_MS,
+            SITE_PREFIX_V4);
+
+    public Throughput {
+      INSTANCE_WINDOW_MS.require(instanceWindowMs);
+      LONG_FLOW_FACTOR.require(longFlowFactor);
+      CONTROL_FRACTION.require(controlFraction);
+      FORECAST_WINDOW.require(forecastWindow);
+      EWMA_WEIGHT.require(ewmaWeight);
+      FORECAST_BAND_SD.require(forecastBandSd);
+      DIURNAL_MAX_DB.require(diurnalMaxDb);
+      STEP_WINDOW.require(stepWindow);
+      STEP_MIN_T.require(stepMinT);
+      STEP_MIN_CHANGE.require(stepMinChange);
+      SLOW_FRACTION.require(slowFraction);
+      SATURATED_PERCENT.require(saturatedPercent);
+      PEER_WINDOW_MS.require(peerWindowMs);
+      SITE_PREFIX_V4.require(sitePrefixV4);
+    }
+
+    static Throughput from(Values v) {
+      return new Throughput(
+          v.get(INSTANCE_WINDOW_MS),
+          v.get(LONG_FLOW_FACTOR),
+          v.get(CONTROL_FRACTION),
+          v.get(FORECAST_WINDOW),
+          v.get(EWMA_WEIGHT),
+          v.get(FORECAST_BAND_SD),
+          v.get(DIURNAL_MAX_DB),
+          v.get(STEP_WINDOW),
+          v.get(STEP_MIN_T),
+          v.get(STEP_MIN_CHANGE),
+          v.get(SLOW_FRACTION),
+          v.get(SATURATED_PERCENT),
+          v.get(PEER_WINDOW_MS),
+          v.get(SITE_PREFIX_V4));
+    }
+
+    /** The defaults (tests and the offline command without --config). */
+    public static Throughput defaults() {
+      return CheetahConfig.defaultConfig().throughput();
+    }
+  }
+
   public static final Key<String> DATA_DIR =
       Key.text(
           "data-dir",
@@ -1060,6 +1226,9 @@ public record CheetahConfig(
               "Redirects: [redirect commands](docs/ARCHITECTURE.md#redirect-commands), [docs/REDIRECTS.md](docs/REDIRECTS.md)",
               Redirects.KEYS),
           new Section("Fabric: [elephant re-routing](docs/FABRIC.md#the-rule)", Fabric.KEYS),
+          new Section(
+              "Transfer throughput: [definitions](docs/ARCHITECTURE.md#transfer-throughput)",
+              Throughput.KEYS),
           new Section("Data", List.of(DATA_DIR)));
 
   private static final Map<String, Key<?>> BY_NAME = byName();
@@ -1122,6 +1291,7 @@ public record CheetahConfig(
         Redirects.from(v),
         Thresholds.from(v),
         Fabric.from(v),
+        Throughput.from(v),
         Path.of(v.get(DATA_DIR)));
   }
 
