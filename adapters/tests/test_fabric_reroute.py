@@ -187,3 +187,37 @@ def test_a_reroute_is_applied_along_its_path_removed_and_reconciled(
     send(fabric, 2, 40001)  # back on the default path
     assert packets(fabric, "spine1", DEFAULT_PRIORITY, f"nw_dst={H2}") == 4 + 3 + 2
     assert packets(fabric, "spine2", DEFAULT_PRIORITY, f"nw_dst={H2}") == 0
+
+
+def test_a_reroute_is_all_or_nothing_and_a_path_gone_from_the_file_fails_at_reconcile(
+    fabric: FabricSwitches, fabric_file: Path, harness: Callable[[Any], Harness], signer: Signer, tmp_path: Path,
+) -> None:
+    from cheetah_adapters.fabric import load
+
+    device = OpenflowDevice(OpenflowConfig("", fabric=load(fabric_file), fabric_switch_target=fabric.target_template))
+    h = harness(device)
+    h.adapter.reconcile()
+    move = signer.flow("rr-2", H1, H2, 40001, 5201, action="REROUTE", path=VIA_SPINE2)
+    assert h.status(h.give(signer.sign(move))) == "APPLIED"
+    h.close()
+
+    # Restarted with a file where leaf1's port 3 has no cable: the reroute kept in the state has no
+    # path any more. Reconcile takes its flows off and answers it FAILED (not a crash).
+    text = fabric_file.read_text()
+    cut = "  - {a: leaf1:3, b: spine2:1, capacity_bps: 10e6}\n"
+    assert cut in text
+    changed = tmp_path / "changed.yaml"
+    changed.write_text(text.replace(cut, ""))
+    moved = OpenflowDevice(OpenflowConfig("", fabric=load(changed), fabric_switch_target=fabric.target_template))
+    again = harness(moved)
+    assert again.adapter.reconcile() == {"in_force": 1, "installed": 0, "removed": 1, "failed": 1}
+    assert reroutes(fabric) == {sw: [] for sw in DEFAULT_FLOWS}
+    again.close()
+
+    # A switch that fails mid-path (spine2's bridge gone): nothing stays on the switches before it.
+    third = harness(device)
+    third.adapter.reconcile()
+    fabric.daemons.vsctl("del-br", fabric.prefix + "spine2")
+    ack = third.give(signer.sign(signer.flow("rr-3", H1, H2, 40001, 5201, action="REROUTE", path=VIA_SPINE2)))
+    assert third.status(ack) == "FAILED" and "spine2" in ack.detail, ack.detail
+    assert {sw: fabric.flows(sw, REROUTE_PRIORITY) for sw in ("leaf1", "spine1", "leaf2")} == {"leaf1": [], "spine1": [], "leaf2": []}

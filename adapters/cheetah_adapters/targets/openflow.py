@@ -26,7 +26,7 @@ from cheetah_adapters.fabric import Fabric, FabricError, Hop
 from cheetah_adapters.fabric import load as load_fabric
 from cheetah_adapters.rules import Match, Rule
 from cheetah_adapters.run_command import run
-from cheetah_adapters.targets.device import Target
+from cheetah_adapters.targets.device import DeviceError, Target
 
 COOKIE_TAG = 0xC7 << 56
 COOKIE_TAG_MASK = 0xFF << 56
@@ -78,8 +78,14 @@ class OpenflowDevice:
         return self.config.fabric_switch_target.replace("{switch}", switch)
 
     def hops(self, rule: Rule) -> list[Hop]:
-        assert self.config.fabric is not None
-        return self.config.fabric.path(rule.path)
+        """The path's hops on this fabric; a DeviceError when it has none there (a rule kept in the
+        state from before a restart with another fabric file, or without --fabric)."""
+        if self.config.fabric is None:
+            raise DeviceError(f"reroute {rule.rule_id}: this adapter has no --fabric to place its path on")
+        try:
+            return self.config.fabric.path(rule.path)
+        except FabricError as e:
+            raise DeviceError(f"reroute {rule.rule_id}: {e}") from e
 
     def ofctl(self, *args: str) -> str:
         return run(["ovs-ofctl", "-O", "OpenFlow13", *args])
@@ -132,7 +138,13 @@ class OpenflowDevice:
         if rule.action == "REROUTE":
             digest = int.from_bytes(hashlib.sha256(rule.rule_id.encode()).digest()[:7], "big")
             name = f"0x{REROUTE_TAG | digest:016x}"
-            self._expected[name] = {hop.switch: hop.out_port for hop in self.hops(rule)}
+            try:
+                self._expected[name] = {hop.switch: hop.out_port for hop in self.hops(rule)}
+            except DeviceError:
+                # No path on this fabric: a fingerprint no switch holds, so reconcile deletes the
+                # flows under its cookie (not wanted) and its install fails, saying why.
+                self._expected.pop(name, None)
+                return f"{name} (no path on this fabric)"
             return name
         digest = int.from_bytes(hashlib.sha256(self.flow_text(rule).encode()).digest()[:7], "big")
         return f"0x{COOKIE_TAG | digest:016x}"
@@ -168,17 +180,29 @@ class OpenflowDevice:
         if rule.action != "REROUTE":
             self.ofctl("add-flow", self.config.switch, f"cookie={cookie},{self.flow_text(rule)}")
             return
+        hops = self.hops(rule)
         try:
-            for hop in self.hops(rule):
+            for hop in hops:
                 self.ofctl("add-flow", self.fabric_target(hop.switch), f"cookie={cookie},{self.reroute_flow_text(rule, hop)}")
-        except Exception:
-            self._remove_reroute(cookie)  # all or nothing: no half path is left behind
+        except DeviceError:
+            try:
+                self._remove_reroute(cookie)  # all or nothing: no half path is left behind
+            except DeviceError:
+                pass  # the switch that failed may refuse this too; reconcile deletes what stays
             raise
 
     def _remove_reroute(self, cookie: str) -> None:
-        assert self.config.fabric is not None
+        """Deletes a reroute's flows on every fabric switch; one switch failing does not stop the others."""
+        if self.config.fabric is None:
+            raise DeviceError(f"flows with cookie {cookie} are a reroute's, and this adapter has no --fabric")
+        errors: list[str] = []
         for switch in self.config.fabric.layers:
-            self.ofctl("del-flows", self.fabric_target(switch), f"cookie={cookie}/-1")
+            try:
+                self.ofctl("del-flows", self.fabric_target(switch), f"cookie={cookie}/-1")
+            except DeviceError as e:
+                errors.append(f"{switch}: {e}")
+        if errors:
+            raise DeviceError("; ".join(errors))
 
     def remove(self, fingerprint: str, handle: str) -> None:
         if int(handle, 16) & COOKIE_TAG_MASK == REROUTE_TAG:
