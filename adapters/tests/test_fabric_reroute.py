@@ -221,3 +221,20 @@ def test_a_reroute_is_all_or_nothing_and_a_path_gone_from_the_file_fails_at_reco
     ack = third.give(signer.sign(signer.flow("rr-3", H1, H2, 40001, 5201, action="REROUTE", path=VIA_SPINE2)))
     assert third.status(ack) == "FAILED" and "spine2" in ack.detail, ack.detail
     assert {sw: fabric.flows(sw, REROUTE_PRIORITY) for sw in ("leaf1", "spine1", "leaf2")} == {"leaf1": [], "spine1": [], "leaf2": []}
+
+
+def test_a_reroute_expires_by_itself(fabric: FabricSwitches, fabric_file: Path, harness: Callable[[Any], Harness], signer: Signer) -> None:
+    import time
+
+    from cheetah_adapters.fabric import load
+
+    device = OpenflowDevice(OpenflowConfig("", fabric=load(fabric_file), fabric_switch_target=fabric.target_template))
+    h = harness(device)
+    h.adapter.reconcile()
+    move = signer.flow("rr-4", H1, H2, 40001, 5201, action="REROUTE", path=VIA_SPINE2, ttl_ms=3000)
+    assert h.status(h.give(signer.sign(move))) == "APPLIED"
+    assert reroutes(fabric) == expected("rr-4")
+    while time.time() * 1000 <= move.expires_ms:  # the command's own deadline, not a guessed sleep
+        time.sleep(0.1)
+    assert h.adapter.expire() == 1
+    assert reroutes(fabric) == {sw: [] for sw in DEFAULT_FLOWS}
