@@ -31,6 +31,8 @@ examples:
       --gobgp-api 127.0.0.1:50051
   %(prog)s --target openflow --device sw-3 --bootstrap 127.0.0.1:19092 --keys keys.json \\
       --switch unix:/var/run/openvswitch/br0.mgmt --scavenger-queue 1
+  %(prog)s --target openflow --device fabric-k4 --bootstrap 127.0.0.1:19092 --keys keys.json \\
+      --fabric k4.yaml --fabric-switch-target 'unix:/var/run/openvswitch/{switch}.mgmt'
   %(prog)s --target incast --device tor-1/port-7 --bootstrap 127.0.0.1:19092 --keys keys.json \\
       --interface swp7 --mss 1448
 

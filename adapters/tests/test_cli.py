@@ -18,7 +18,7 @@ def cli(*args: str) -> subprocess.CompletedProcess[str]:
 def test_help_names_every_target_and_example() -> None:
     done = cli("--help")
     assert done.returncode == 0
-    for word in ("--target {tc,flowspec,openflow,incast}", "--interface", "--gobgp-api", "--switch", "--mss", "examples:", "mode 0600"):
+    for word in ("--target {tc,flowspec,openflow,incast}", "--interface", "--gobgp-api", "--switch", "--fabric", "--mss", "examples:", "mode 0600"):
         assert word in done.stdout
 
 
@@ -47,3 +47,18 @@ def test_targets_come_from_the_one_registry() -> None:
     assert sorted(target_action.choices) == sorted(TARGETS) == ["flowspec", "incast", "openflow", "tc"]
     titles = {g.title for g in p._action_groups}
     assert {t.title for t in TARGETS.values()} <= titles
+
+
+def test_a_bad_fabric_option_is_explained(tmp_path: Path) -> None:
+    keys = write_keys(tmp_path / "keys.json")
+    base = ["--target", "openflow", "--device", "d1", "--bootstrap", "127.0.0.1:1", "--keys", str(keys), "--state-dir", str(tmp_path / "s")]
+    neither = cli(*base)
+    assert neither.returncode == 2 and "--target openflow needs --switch" in neither.stderr
+    absent = cli(*base, "--fabric", str(tmp_path / "nope.yaml"))
+    assert absent.returncode == 2 and "cannot read it" in absent.stderr
+    wrong = tmp_path / "f.yaml"
+    wrong.write_text("name: f\nswitches:\n  - {name: s1, layer: core, ports: [1]}\nlinks:\n  - {a: s1:1, b: s2:1, capacity_bps: 1e9}\n")
+    bad = cli(*base, "--fabric", str(wrong))
+    assert bad.returncode == 2 and f"{wrong}: links[0]: unknown switch 's2'" in bad.stderr
+    template = cli(*base, "--fabric", str(wrong), "--fabric-switch-target", "unix:/run/ovs.mgmt")
+    assert template.returncode == 2 and "has no {switch}" in template.stderr

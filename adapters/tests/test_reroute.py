@@ -1,6 +1,7 @@
 """A fabric REROUTE command (docs/FABRIC.md, "Reroute commands"): the adapters read the new action
-from schemas/, authenticate it like every command, and, none applying reroutes yet, refuse it for
-their device with unsupported_action (no switch is touched: admission refuses before the device)."""
+from schemas/, authenticate it like every command, and an adapter without a fabric (the openflow
+adapter without --fabric) refuses it for its device with unsupported_action (no switch is touched:
+admission refuses before the device). Applying it: test_fabric_reroute.py."""
 
 from __future__ import annotations
 
