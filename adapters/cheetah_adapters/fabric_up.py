@@ -139,10 +139,14 @@ def down(run_dir: Path) -> dict[str, object]:
     state_path = run_dir / STATE_FILE
     if not state_path.exists():
         raise FabricError(f"{run_dir} holds no fabric brought up by fabric-up (no {STATE_FILE})")
-    state = json.loads(state_path.read_text())
+    try:
+        state = json.loads(state_path.read_text())
+        bridges = [str(b) for b in state["bridges"]]
+    except (OSError, ValueError, KeyError, TypeError) as e:
+        raise FabricError(f"{state_path} is not the state fabric-up writes ({e}): remove the fabric by hand") from None
     deleted = []
     if (run_dir / "db.sock").exists():
-        for bridge in state["bridges"]:
+        for bridge in bridges:
             try:
                 _run(["ovs-vsctl", f"--db=unix:{run_dir / 'db.sock'}", "--timeout=10", "--if-exists", "del-br", bridge], run_dir)
                 deleted.append(bridge)

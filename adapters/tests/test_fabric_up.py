@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any, Callable
 
 from cheetah_adapters.fabric import load, parse
-from cheetah_adapters.fabric_up import Forwarding, plan
+from cheetah_adapters.fabric_up import Forwarding, flow_texts, plan
 from cheetah_adapters.ovs import FabricSwitches, Switch
 from cheetah_adapters.targets.openflow import OpenflowConfig, OpenflowDevice
 from tests.conftest import Harness
@@ -36,6 +36,34 @@ def test_the_default_forwarding_of_the_docs_example() -> None:
         "spine1": Forwarding({}, {H1: "output:1", H2: "output:2"}),
         "spine2": Forwarding({}, {H1: "output:1", H2: "output:2"}),
     }
+
+
+def test_flows_by_address_family() -> None:
+    assert flow_texts("10.0.2.2", "group:1", 100) == [
+        "table=0,priority=100,ip,nw_dst=10.0.2.2,actions=group:1", "table=0,priority=100,arp,arp_tpa=10.0.2.2,actions=group:1"]
+    assert flow_texts("2001:db8::2", "output:1", 7) == ["table=0,priority=7,ipv6,ipv6_dst=2001:db8::2,actions=output:1"]
+
+
+def test_bad_input_is_refused_saying_why(tmp_path: Path) -> None:
+    def run(*args: str) -> subprocess.CompletedProcess[str]:
+        return subprocess.run([sys.executable, "-m", "cheetah_adapters.fabric_up", *args], capture_output=True, text=True,
+                              timeout=60, cwd=ROOT / "adapters")
+
+    bad = tmp_path / "bad.yaml"
+    bad.write_text(docs_example().replace("b: spine2:2", "b: spine3:2"))
+    done = run("--fabric", str(bad), "--run-dir", str(tmp_path / "a"))
+    assert done.returncode == 2 and "links[3]: unknown switch 'spine3'" in done.stderr, done.stderr
+    good = tmp_path / "good.yaml"
+    good.write_text(docs_example())
+    busy = tmp_path / "busy"
+    busy.mkdir()
+    (busy / "x").write_text("")
+    done = run("--fabric", str(good), "--run-dir", str(busy))
+    assert done.returncode == 2 and "is not empty" in done.stderr, done.stderr
+    done = run("--down", "--run-dir", str(busy))
+    assert done.returncode == 2 and "holds no fabric brought up by fabric-up" in done.stderr, done.stderr
+    done = run("--run-dir", str(busy))
+    assert done.returncode == 2 and "--fabric FILE is required" in done.stderr, done.stderr
 
 
 def test_the_fat_tree_downward_is_one_port_upward_a_group() -> None:
