@@ -85,19 +85,24 @@ def flow_texts(address: str, actions: str, priority: int) -> list[str]:
             f"table=0,priority={priority},arp,arp_tpa={address},actions={actions}"]
 
 
-def group_text(gid: int, ports: tuple[int, ...]) -> str:
+def group_text(gid: int, ports: tuple[int, ...], basis: int) -> str:
+    """A select group over `ports`. `basis` seeds the hash (selection_method_param): each switch gets its
+    own, else every switch of a fat-tree would pick the same bucket index for a flow and the flows
+    that went up the first aggregation switch would all take its first core (hash polarization)."""
     buckets = ",".join(f"bucket=output:{p}" for p in ports)
-    return f"group_id={gid},type=select,selection_method=hash,fields({HASH_FIELDS}),{buckets}"
+    return f"group_id={gid},type=select,selection_method=hash,fields({HASH_FIELDS}),selection_method_param={basis},{buckets}"
 
 
 def install(switches: FabricSwitches, forwarding: dict[str, Forwarding], priority: int) -> None:
-    for sw, fw in forwarding.items():
+    for index, (sw, fw) in enumerate(forwarding.items()):
         target = switches.target(sw)
         for gid, ports in sorted(fw.groups.items()):
-            _run(["ovs-ofctl", "-O", "OpenFlow15", "add-group", target, group_text(gid, ports)], switches.daemons.work)
-        for address, actions in sorted(fw.flows.items()):
-            for text in flow_texts(address, actions, priority):
-                switches.ofctl("add-flow", target, text)
+            basis = index + 1  # the switch's position in the file: fixed for a file, different per switch
+            _run(["ovs-ofctl", "-O", "OpenFlow15", "add-group", target, group_text(gid, ports, basis)], switches.daemons.work)
+        flows = switches.daemons.work / f"flows-{sw}.txt"  # one ovs-ofctl per switch, not one per flow
+        flows.write_text("".join(f"{text}\n" for address, actions in sorted(fw.flows.items())
+                                 for text in flow_texts(address, actions, priority)))
+        switches.ofctl("add-flows", target, str(flows))
 
 
 def up(fabric: Fabric, run_dir: Path, priority: int = DEFAULT_PRIORITY, detach: bool = True) -> FabricSwitches:
