@@ -119,11 +119,13 @@ def up(fabric: Fabric, run_dir: Path, priority: int = DEFAULT_PRIORITY, detach: 
     switches = start_fabric(run_dir.resolve(), {name: list(ports) for name, ports in fabric.ports.items()},
                             [(a[0], a[1], b[0], b[1]) for a, b in cables], list(fabric.hosts.values()), detach=detach)
     try:
-        install(switches, plan(fabric), priority)
+        # Written before the flows: if this command dies while installing them, --down still finds the daemons.
         state = {"fabric": fabric.name, "prefix": switches.prefix, "bridges": [switches.prefix + sw for sw in fabric.layers],
                  "switch_target": switches.target_template}
         (run_dir / STATE_FILE).write_text(json.dumps(state, indent=1) + "\n")
+        install(switches, plan(fabric), priority)
     except Exception:
+        (run_dir / STATE_FILE).unlink(missing_ok=True)
         switches.stop()
         raise
     return switches
