@@ -1,0 +1,224 @@
+"""cheetah fabric-up: bring a fabric topology file (docs/FABRIC.md) up on a private Open vSwitch, and
+take it down again (docs/FABRIC.md, "Bring-up").
+
+Up: ovsdb-server and ovs-vswitchd (userspace datapath) with their database, sockets, pidfiles and logs
+in --run-dir, one netdev bridge per switch (named PREFIX+switch), one patch port pair per cable and
+one internal port per host, each at the OpenFlow port number of the file; then the fabric's default
+forwarding, by destination address, at --priority (below the openflow adapter's reroute priority):
+on the host's edge switch, output to the host's port; elsewhere towards the switches one hop nearer
+the host's edge switch (shortest paths over the cables): one such port is an output (downward in a
+fat-tree, deterministic), several are an OpenFlow select group hashing the 5-tuple over them (ECMP).
+
+Down (--down --run-dir DIR): deletes the bridges it made and stops the two daemons by the PIDs of
+their pidfiles in DIR (checking each PID still runs a daemon of DIR), never by name.
+
+stdout: one JSON line, {"event": "up", ...} with the adapter's --fabric-switch-target, or
+{"event": "down", ...}. Exit status: 0, 2 for bad options or a bad file, 1 when OVS fails.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import signal
+import sys
+import time
+from collections import deque
+from dataclasses import dataclass
+from pathlib import Path
+
+from cheetah_adapters.fabric import Fabric, FabricError, load
+from cheetah_adapters.ovs import FabricSwitches, _run, start_fabric
+
+DEFAULT_PRIORITY = 100  # the adapter's reroute flows are at 40000 (openflow --priority)
+STATE_FILE = "fabric-up.json"
+PIDFILES = ("vswitchd.pid", "ovsdb.pid")  # stopped in this order
+# The select groups' hash: the 5-tuple. A field whose prerequisite a packet lacks (udp_* of a TCP
+# packet) is left out of its hash. selection_method needs OpenFlow 1.5 on the wire: with -O OpenFlow13
+# ovs-ofctl drops it silently and the group falls back to OVS's default selection.
+HASH_FIELDS = "ip_src,ip_dst,nw_proto,tcp_src,tcp_dst,udp_src,udp_dst"
+
+
+@dataclass(frozen=True)
+class Forwarding:
+    """One switch's default forwarding: groups (id -> ports) and flows (address -> actions)."""
+
+    groups: dict[int, tuple[int, ...]]
+    flows: dict[str, str]
+
+
+def plan(fabric: Fabric) -> dict[str, Forwarding]:
+    """Each switch's default forwarding for every host address of the fabric (pure, no OVS)."""
+    neighbours: dict[str, list[tuple[int, str]]] = {sw: [] for sw in fabric.layers}
+    for (sw, port), (other, _) in fabric.cables.items():
+        neighbours[sw].append((port, other))
+    groups: dict[str, dict[tuple[int, ...], int]] = {sw: {} for sw in fabric.layers}
+    flows: dict[str, dict[str, str]] = {sw: {} for sw in fabric.layers}
+    for address, (edge, host_port) in sorted(fabric.hosts.items()):
+        hops = {edge: 0}  # switch -> cables to the host's edge switch
+        queue = deque([edge])
+        while queue:
+            sw = queue.popleft()
+            for _, other in neighbours[sw]:
+                if other not in hops:
+                    hops[other] = hops[sw] + 1
+                    queue.append(other)
+        for sw in fabric.layers:
+            if sw == edge:
+                flows[sw][address] = f"output:{host_port}"
+            elif sw in hops:
+                nearer = tuple(sorted(port for port, other in neighbours[sw] if hops.get(other) == hops[sw] - 1))
+                if len(nearer) == 1:
+                    flows[sw][address] = f"output:{nearer[0]}"
+                else:
+                    gid = groups[sw].setdefault(nearer, len(groups[sw]) + 1)
+                    flows[sw][address] = f"group:{gid}"
+    return {sw: Forwarding({gid: ports for ports, gid in groups[sw].items()}, flows[sw]) for sw in fabric.layers}
+
+
+def flow_texts(address: str, actions: str, priority: int) -> list[str]:
+    """ovs-ofctl flows for traffic to `address`: IP by destination, ARP by target address."""
+    if ":" in address:
+        return [f"table=0,priority={priority},ipv6,ipv6_dst={address},actions={actions}"]
+    return [f"table=0,priority={priority},ip,nw_dst={address},actions={actions}",
+            f"table=0,priority={priority},arp,arp_tpa={address},actions={actions}"]
+
+
+def group_text(gid: int, ports: tuple[int, ...], basis: int) -> str:
+    """A select group over `ports`. `basis` seeds the hash (selection_method_param): each switch gets its
+    own, else every switch of a fat-tree would pick the same bucket index for a flow and the flows
+    that went up the first aggregation switch would all take its first core (hash polarization)."""
+    buckets = ",".join(f"bucket=output:{p}" for p in ports)
+    return f"group_id={gid},type=select,selection_method=hash,fields({HASH_FIELDS}),selection_method_param={basis},{buckets}"
+
+
+def install(switches: FabricSwitches, forwarding: dict[str, Forwarding], priority: int) -> None:
+    for index, (sw, fw) in enumerate(forwarding.items()):
+        target = switches.target(sw)
+        for gid, ports in sorted(fw.groups.items()):
+            basis = index + 1  # the switch's position in the file: fixed for a file, different per switch
+            _run(["ovs-ofctl", "-O", "OpenFlow15", "add-group", target, group_text(gid, ports, basis)], switches.daemons.work)
+        flows = switches.daemons.work / f"flows-{sw}.txt"  # one ovs-ofctl per switch, not one per flow
+        flows.write_text("".join(f"{text}\n" for address, actions in sorted(fw.flows.items())
+                                 for text in flow_texts(address, actions, priority)))
+        switches.ofctl("add-flows", target, str(flows))
+
+
+def up(fabric: Fabric, run_dir: Path, priority: int = DEFAULT_PRIORITY, detach: bool = True) -> FabricSwitches:
+    """Bring `fabric` up in run_dir (which must not hold a running fabric) with its default forwarding."""
+    run_dir.mkdir(parents=True, exist_ok=True)
+    if (run_dir / STATE_FILE).exists():
+        raise FabricError(f"{run_dir} already holds a fabric ({STATE_FILE}): take it down first (--down --run-dir {run_dir})")
+    if any(run_dir.iterdir()):
+        raise FabricError(f"{run_dir} is not empty: give an empty or new directory")
+    too_long = [sw for sw in fabric.layers if len(sw) > 10]
+    if too_long:
+        raise FabricError(f"switch name {too_long[0]!r} is longer than 10 characters (bridge names are 15 with the prefix)")
+    cables = sorted({tuple(sorted([a, b])) for a, b in fabric.cables.items()})
+    switches = start_fabric(run_dir.resolve(), {name: list(ports) for name, ports in fabric.ports.items()},
+                            [(a[0], a[1], b[0], b[1]) for a, b in cables], list(fabric.hosts.values()), detach=detach)
+    try:
+        # Written before the flows: if this command dies while installing them, --down still finds the daemons.
+        state = {"fabric": fabric.name, "prefix": switches.prefix, "bridges": [switches.prefix + sw for sw in fabric.layers],
+                 "switch_target": switches.target_template}
+        (run_dir / STATE_FILE).write_text(json.dumps(state, indent=1) + "\n")
+        install(switches, plan(fabric), priority)
+    except Exception:
+        (run_dir / STATE_FILE).unlink(missing_ok=True)
+        switches.stop()
+        raise
+    return switches
+
+
+def _runs_here(pid: int, run_dir: Path) -> bool:
+    """The PID is a live process whose command line names run_dir (not a reused PID)."""
+    try:
+        cmdline = Path(f"/proc/{pid}/cmdline").read_bytes().decode(errors="replace")
+    except OSError:
+        return False
+    return str(run_dir) in cmdline
+
+
+def down(run_dir: Path) -> dict[str, object]:
+    """Delete the bridges listed in run_dir's state file, then stop the daemons by their pidfiles."""
+    run_dir = run_dir.resolve()
+    state_path = run_dir / STATE_FILE
+    if not state_path.exists():
+        raise FabricError(f"{run_dir} holds no fabric brought up by fabric-up (no {STATE_FILE})")
+    try:
+        state = json.loads(state_path.read_text())
+        bridges = [str(b) for b in state["bridges"]]
+    except (OSError, ValueError, KeyError, TypeError) as e:
+        raise FabricError(f"{state_path} is not the state fabric-up writes ({e}): remove the fabric by hand") from None
+    deleted = []
+    if (run_dir / "db.sock").exists():
+        for bridge in bridges:
+            try:
+                _run(["ovs-vsctl", f"--db=unix:{run_dir / 'db.sock'}", "--timeout=10", "--if-exists", "del-br", bridge], run_dir)
+                deleted.append(bridge)
+            except RuntimeError as e:
+                print(f"fabric-up --down: {e}", file=sys.stderr)
+    stopped = []
+    for name in PIDFILES:
+        try:
+            pid = int((run_dir / name).read_text().strip())
+        except (OSError, ValueError):
+            continue
+        if not _runs_here(pid, run_dir):
+            continue
+        os.kill(pid, signal.SIGTERM)
+        deadline = time.monotonic() + 15
+        while _runs_here(pid, run_dir) and time.monotonic() < deadline:
+            time.sleep(0.05)
+        if _runs_here(pid, run_dir):
+            os.kill(pid, signal.SIGKILL)
+        stopped.append(pid)
+    state_path.unlink()
+    return {"bridges_deleted": deleted, "pids_stopped": stopped}
+
+
+def parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(
+        prog="cheetah fabric-up",
+        description="Bring a fabric topology file up on a private Open vSwitch (userspace datapath) with ECMP default "
+        "forwarding, or take it down (--down).",
+        epilog="examples:\n  %(prog)s --fabric leaf-spine.yaml --run-dir /tmp/fabric\n  %(prog)s --down --run-dir /tmp/fabric\n",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    p.add_argument("--fabric", type=Path, metavar="FILE", help="the topology file (docs/FABRIC.md); required unless --down")
+    p.add_argument("--run-dir", type=Path, required=True, metavar="DIR",
+                   help="OVS database, sockets, pidfiles and logs (an empty or new dir for up; the same dir for --down)")
+    p.add_argument("--priority", type=int, default=DEFAULT_PRIORITY,
+                   help=f"priority of the default forwarding flows (default {DEFAULT_PRIORITY}; keep it below the adapter's --priority)")
+    p.add_argument("--down", action="store_true", help="delete the bridges and stop the daemons that fabric-up started in --run-dir")
+    return p
+
+
+def main(argv: list[str] | None = None) -> int:
+    p = parser()
+    args = p.parse_args(argv)
+    try:
+        if args.down:
+            print(json.dumps({"event": "down", "run_dir": str(args.run_dir), **down(args.run_dir)}), flush=True)
+            return 0
+        if args.fabric is None:
+            p.error("--fabric FILE is required (or --down)")
+        if not 0 < args.priority < 65536:
+            p.error("--priority must be in 1..65535")
+        fabric = load(args.fabric)
+        switches = up(fabric, args.run_dir, args.priority)
+    except FabricError as e:
+        print(f"fabric-up: {e}", file=sys.stderr)
+        return 2
+    except RuntimeError as e:
+        print(f"fabric-up: {e}", file=sys.stderr)
+        return 1
+    print(json.dumps({"event": "up", "fabric": fabric.name, "run_dir": str(args.run_dir.resolve()),
+                      "bridges": [switches.prefix + sw for sw in fabric.layers], "switch_target": switches.target_template}),
+          flush=True)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
