@@ -17,6 +17,7 @@ from cheetah_adapters.fabric import load, parse
 from cheetah_adapters.fabric_up import Forwarding, flow_texts, plan
 from cheetah_adapters.ovs import FabricSwitches, Switch
 from cheetah_adapters.targets.openflow import OpenflowConfig, OpenflowDevice
+from tests.cheetah_up import REPO
 from tests.conftest import Harness
 from tests.signer import Signer
 from tests.test_fabric_reroute import H1, H2, docs_example, frame
@@ -83,27 +84,13 @@ def test_the_fat_tree_downward_is_one_port_upward_a_group() -> None:
 
 
 def _k4() -> Any:
-    """The k = 4 fat-tree, written out by the rules of docs/FABRIC.md (not by FatTree)."""
-    k, half = 4, 2
-    sw, links, hosts = [], [], []
-    for c in range(half * half):
-        sw.append(f"  - {{name: c{c + 1}, layer: core, ports: [1, 2, 3, 4]}}")
-    for pod in range(k):
-        for i in range(half):
-            a, e = pod * half + i + 1, pod * half + i + 1
-            sw.append(f"  - {{name: a{a}, layer: aggregation, ports: [1, 2, 3, 4]}}")
-            sw.append(f"  - {{name: e{e}, layer: edge, ports: [1, 2, 3, 4]}}")
-            for h in range(half):
-                hosts.append(f"  - {{name: h{(e - 1) * half + h + 1}, address: 10.{pod}.{i}.{h + 2}, edge: e{e}:{h + 1}, capacity_bps: 1e6}}")
-        for i in range(half):  # edge i of the pod to aggregation j of the pod
-            for j in range(half):
-                links.append(f"  - {{a: e{pod * half + i + 1}:{half + j + 1}, b: a{pod * half + j + 1}:{i + 1}, capacity_bps: 1e6}}")
-    for c in range(half * half):  # core c reaches aggregation c // half of each pod, on its port pod + 1
-        for pod in range(k):
-            agg = pod * half + c // half + 1
-            links.append(f"  - {{a: c{c + 1}:{pod + 1}, b: a{agg}:{half + c % half + 1}, capacity_bps: 1e6}}")
-    text = "name: k4\nswitches:\n" + "\n".join(sw) + "\nlinks:\n" + "\n".join(links) + "\nhosts:\n" + "\n".join(hosts) + "\n"
-    return parse(text, "k4")
+    """The k = 4 fat-tree from its one generator (FatTree, through ./cheetah fabric fat-tree)."""
+    if not hasattr(_k4, "text"):
+        done = subprocess.run([str(REPO / "cheetah"), "fabric", "fat-tree", "--k", "4", "--capacity", "1e6"],
+                              capture_output=True, text=True, timeout=600)
+        assert done.returncode == 0, done.stderr[-2000:]
+        _k4.text = done.stdout  # type: ignore[attr-defined]
+    return parse(_k4.text, "k4")  # type: ignore[attr-defined]
 
 
 def _cli(*args: str) -> dict[str, Any]:
