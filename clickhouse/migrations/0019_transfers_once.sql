@@ -2,16 +2,18 @@
 -- shipping a log again sends its transfers again. The table becomes a ReplacingMergeTree by its
 -- sorting key (src_host, dst_host, start_at), so that a transfer is one row (the embedded
 -- warehouse skips a record whose key the table holds; a ClickHouse server's merges replace it).
--- An engine cannot be altered: the rows move into a new table. The Kafka table and its views are
--- created again around it (the consumer group stays, so consumption continues from its offsets).
+-- An engine cannot be altered: the rows move into a new table, created under another name (so that
+-- in replicated mode its ZooKeeper path is not the old table's) and renamed once the old one is
+-- gone. The Kafka table and its views are created again around it (the consumer group stays, so
+-- consumption continues from its offsets). Replicated mode: the new table's ZooKeeper path is
+-- .../transfers_replacing for good; each replica copies its own rows, and a row copied by two
+-- replicas is one key, replaced by the next merge (FINAL at once).
 
 DROP VIEW IF EXISTS transfers_mv;
 DROP VIEW IF EXISTS transfers_undecodable_rejected_mv;
 DROP TABLE IF EXISTS transfers_queue;
 
-RENAME TABLE transfers TO transfers_before_0019;
-
-CREATE TABLE IF NOT EXISTS transfers
+CREATE TABLE IF NOT EXISTS transfers_replacing
 (
     src_host           String,
     dst_host           String,
@@ -32,9 +34,11 @@ PARTITION BY toYYYYMM(start_at)
 ORDER BY (src_host, dst_host, start_at)
 TTL toDateTime(start_at) + INTERVAL 400 DAY;
 
-INSERT INTO transfers SELECT * FROM transfers_before_0019;
+INSERT INTO transfers_replacing SELECT * FROM transfers;
 
-DROP TABLE transfers_before_0019;
+DROP TABLE transfers SYNC;
+
+RENAME TABLE transfers_replacing TO transfers;
 
 CREATE TABLE IF NOT EXISTS transfers_queue
 (
