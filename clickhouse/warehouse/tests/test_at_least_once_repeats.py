@@ -58,9 +58,10 @@ def test_the_key_is_the_declarations_sorting_key() -> None:
     assert keys["redirect_decisions"] == ("device_id", "command_id", "outcome")
     assert keys["redirect_commands"] == ("command_id",)
     assert keys["cheetahs"] == ("flow_id",)
+    assert keys["transfers"] == ("src_host", "dst_host", "start_at")  # a transfer shipped again (ingest/transfers)
     assert keys["flows"] == () and keys["rejected"] == ()  # MergeTree: every record is a row
     # Hand-read from schemas/topics.yaml: the tables whose repeats are skipped.
-    assert sorted(d.table for d in declarations if d.topic.at_least_once) == ["redirect_commands", "redirect_decisions", "thresholds"]
+    assert sorted(d.table for d in declarations if d.topic.at_least_once) == ["redirect_commands", "redirect_decisions", "thresholds", "transfers"]
 
 
 def test_an_at_least_once_topic_needs_a_table_that_replaces_by_key(tmp_path: Path) -> None:

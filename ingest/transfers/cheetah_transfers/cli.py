@@ -38,7 +38,7 @@ def inputs(paths: list[str]) -> list[Path]:
 
 
 def write_lines(target: str, rows: list[dict[str, Any]], default: TextIO) -> None:
-    if not rows and target != "-":
+    if not target or not rows and target != "-":
         return
     fh = default if target == "-" else open(target, "a", encoding="utf-8")
     try:
@@ -74,14 +74,40 @@ def main(argv: list[str] | None = None) -> int:
                     " server transfer log; csv: a header row of transfers.v1 field names; jsonl: one"
                     " JSON object per line with those names")
     ap.add_argument("input", nargs="+", help="files or directories of them")
-    ap.add_argument("--out", default="-", help="append records here (default: standard output)")
-    ap.add_argument("--rejects", default="-", help="append rejects here (default: standard error)")
+    ap.add_argument("--out", default=None,
+                    help="append records here (default: standard output; with --kafka: nowhere)")
+    ap.add_argument("--rejects", default=None,
+                    help="append rejects here (default: standard error; with --kafka: nowhere)")
+    ap.add_argument("--kafka", default="", metavar="BOOTSTRAP",
+                    help="also publish: each record on transfers.v1 (key: the host pair), each reject on"
+                    " flows.rejected.v1 (HOST:PORT[,HOST:PORT]; idempotent producer, acks=all). Shipping a"
+                    " file again is harmless: the warehouse stores a transfer once (transfers.v1 is"
+                    " at-least-once, keyed by hosts and start time)")
+    ap.add_argument("--kafka-config", default=None, metavar="FILE",
+                    help="librdkafka key=value settings for --kafka: the shippers' principal's credentials"
+                    " (security.protocol=SASL_SSL, sasl.mechanisms=SCRAM-SHA-512, sasl.username,"
+                    " sasl.password, ssl.ca.location; docs/DEPLOY.md, \"Security\"); keep it owner-only")
     ap.add_argument("--hosts", default="",
                     help="append host resource samples (CSV: " + ",".join(HOST_COLUMNS) + ") here;"
                     " iperf3 gives the CPU use of both ends")
     ap.add_argument("--server-address", default="",
                     help="gridftp: the server's address, used instead of the log's HOST name")
     a = ap.parse_args(argv)
+    if a.kafka_config and not a.kafka:
+        ap.error("--kafka-config needs --kafka BOOTSTRAP")
+    if a.out is None:
+        a.out = "" if a.kafka else "-"
+    if a.rejects is None:
+        a.rejects = "" if a.kafka else "-"
+    client_options: dict[str, str] = {}
+    if a.kafka_config:
+        from .kafka import KafkaSetupError, read_client_options
+
+        try:
+            client_options = read_client_options(Path(a.kafka_config))
+        except KafkaSetupError as e:
+            print(f"ship-transfers: {e}", file=sys.stderr)
+            return 2
     total = Parsed()
     unreadable = 0
     for path in inputs(a.input):
@@ -98,4 +124,23 @@ def main(argv: list[str] | None = None) -> int:
         write_hosts(a.hosts, total.host_samples)
     print(f"ship-transfers: {len(total.records)} record(s), {len(total.rejects)} rejected"
           + (f", {len(total.host_samples)} host sample(s)" if a.hosts else ""), file=sys.stderr)
+    if a.kafka:
+        return publish(a.kafka, total, client_options) or (1 if unreadable else 0)
     return 1 if unreadable else 0
+
+
+def publish(bootstrap: str, total: Parsed, client_options: dict[str, str]) -> int:
+    """Sends records and rejects to Kafka and says how many it acknowledged: 0, or 1 if any was not."""
+    from .kafka import KafkaSetupError
+    from .kafka import publish as send
+
+    try:
+        sent = send(bootstrap, total.records, total.rejects, client_options)
+    except KafkaSetupError as e:
+        print(f"ship-transfers: {e}", file=sys.stderr)
+        return 2
+    print("ship-transfers: sent " + ", ".join(f"{n} to {t}" for t, n in sent.delivered.items())
+          + "".join(f"; NOT delivered: {n} to {t}" for t, n in sent.failed.items() if n), file=sys.stderr)
+    for error in sent.errors:
+        print(f"ship-transfers: {error}; check --kafka and --kafka-config", file=sys.stderr)
+    return 1 if any(sent.failed.values()) else 0

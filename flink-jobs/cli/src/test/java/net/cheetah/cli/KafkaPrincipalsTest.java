@@ -127,6 +127,15 @@ class KafkaPrincipalsTest {
             DemoProbe.PRINCIPAL,
             "cheetah-adapters",
             "cheetah-backfill",
-            "cheetah-snmp-poller");
+            "cheetah-snmp-poller",
+            "cheetah-transfer-shippers");
+  }
+
+  @Test
+  void theTransferShippersWriteTransfersAndTheirRejects() throws Exception {
+    KafkaPrincipals p = KafkaPrincipals.read(ROOT);
+    // ./cheetah ship-transfers --kafka (ingest/transfers): records and rejects, nothing read.
+    assertThat(writers(p, "transfers.v1")).containsExactly("User:cheetah-transfer-shippers");
+    assertThat(writers(p, "flows.rejected.v1")).contains("User:cheetah-transfer-shippers");
   }
 }

@@ -41,7 +41,7 @@ public final class Topics {
   /** cheetah/v1/snmp.proto:SnmpCounters, keyed by link id. */
   public static final String SNMP_COUNTERS = "snmp.counters.v1";
 
-  /** cheetah/v1/transfers.proto:Transfer, keyed by host pair. */
+  /** cheetah/v1/transfers.proto:Transfer, keyed by host pair (src_host, newline, dst_host). */
   public static final String TRANSFERS = "transfers.v1";
 
   /** cheetah/v1/cheetahs.proto:CheetahEvent, keyed by flow id. */
@@ -111,7 +111,7 @@ public final class Topics {
 
   /** Written at least once: a record may come again (after a Flink restore). */
   public static final Set<String> AT_LEAST_ONCE =
-      Set.of(CHEETAHS_CONTROL, THRESHOLDS, REDIRECTS_COMMANDS, REDIRECTS_DECISIONS);
+      Set.of(TRANSFERS, CHEETAHS_CONTROL, THRESHOLDS, REDIRECTS_COMMANDS, REDIRECTS_DECISIONS);
 
   /** Kept at least this long whatever the configured retention. */
   public static final Map<String, Duration> MIN_RETENTION =
