@@ -594,7 +594,7 @@ final class ClusterChaosCommand extends DemoCommand {
   // --- the redirect adapter -----------------------------------------------------------------
 
   /**
-   * The tc adapter (adapters/, docs/ADAPTERS.md) for the demo's device, on a dummy interface in a
+   * The tc adapter (adapters/, docs/ADAPTERS.md) for the demo's device, on a veth interface in a
    * network namespace of its own: its filters are the device state read back at the end.
    */
   static final class Adapter implements AutoCloseable {
@@ -618,7 +618,9 @@ final class ClusterChaosCommand extends DemoCommand {
       if (!nsMade) {
         sh("ip", "netns", "add", netns);
         nsMade = true;
-        sh("ip", "-n", netns, "link", "add", dev, "type", "dummy");
+        // A veth pair inside the namespace (this kernel has no dummy driver); tc shapes one end.
+        sh("ip", "-n", netns, "link", "add", dev, "type", "veth", "peer", "name", dev + "p");
+        sh("ip", "-n", netns, "link", "set", dev + "p", "up");
         sh("ip", "-n", netns, "link", "set", dev, "up");
       }
       Path events = dir.resolve("adapter-events.jsonl");
