@@ -110,6 +110,7 @@ final class ClusterChaosCommand extends DemoCommand {
 
   private final List<Kill> kills = Collections.synchronizedList(new ArrayList<>());
   private volatile boolean exportEnded;
+  private volatile boolean waiting;
   private volatile Thread chaos;
   private volatile String chaosError = "";
   private Cluster cluster;
@@ -172,7 +173,13 @@ final class ClusterChaosCommand extends DemoCommand {
     AdapterOutcome commands;
     try {
       adapter.start();
-      demo = run(cfg, tools, data, stack, t0);
+      try {
+        demo = run(cfg, tools, data, stack, t0);
+      } catch (Exception e) {
+        // Still the summary: what was killed, and what is stored.
+        say("the demo's run failed: " + e);
+        demo = 2;
+      }
       commands = adapterOutcome(state.data());
     } finally {
       adapter.close();
@@ -208,7 +215,11 @@ final class ClusterChaosCommand extends DemoCommand {
     exportEnded = true;
     Thread t = chaos;
     if (t != null) {
-      t.interrupt(); // only wakes it from the wait before a kill, never during a recovery
+      synchronized (this) {
+        if (waiting) {
+          t.interrupt(); // wakes it from the wait before a kill; a recovery under way finishes
+        }
+      }
       try {
         t.join(Duration.ofMinutes(10).toMillis());
       } catch (InterruptedException e) {
@@ -254,9 +265,17 @@ final class ClusterChaosCommand extends DemoCommand {
                 component,
                 waitMs / 1000));
         try {
+          synchronized (this) {
+            waiting = true;
+          }
           Thread.sleep(waitMs);
         } catch (InterruptedException e) {
           return; // the export ended while waiting
+        } finally {
+          synchronized (this) {
+            waiting = false;
+            Thread.interrupted();
+          }
         }
         if (exportEnded) {
           return;
@@ -401,7 +420,8 @@ final class ClusterChaosCommand extends DemoCommand {
     cluster.up(false, 10, Cluster.TASK_MANAGERS, false);
     Map<String, String> from = new LinkedHashMap<>();
     for (Map.Entry<String, String> j : jobs.entrySet()) {
-      Optional<String> latest = latestCheckpoint(j.getValue());
+      Optional<String> latest =
+          latestCheckpoint(cluster.dir().resolve("flink/checkpoints"), j.getValue());
       String point = latest.orElse(lastRestore.get(j.getKey()));
       if (point == null) {
         throw new IllegalStateException(
@@ -419,8 +439,8 @@ final class ClusterChaosCommand extends DemoCommand {
   }
 
   /** The job's newest completed checkpoint: the chk-N with the highest N that has _metadata. */
-  private Optional<String> latestCheckpoint(String jobId) throws IOException {
-    Path dir = cluster.dir().resolve("flink/checkpoints").resolve(jobId);
+  static Optional<String> latestCheckpoint(Path checkpoints, String jobId) throws IOException {
+    Path dir = checkpoints.resolve(jobId);
     if (!Files.isDirectory(dir)) {
       return Optional.empty();
     }
