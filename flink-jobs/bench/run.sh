@@ -32,6 +32,13 @@
 #                                   the embedded warehouse's ingest rate from a Kafka backlog,
 #                                   alone and while the dashboards user runs heavy queries
 #                                   (~3 min; clickhouse/bench/ingest_vs_dashboards.py --help)
+#   flink-jobs/bench/run.sh chaos   [--minutes N] [--seed S] [--gap-s G]
+#                                   the chaos soak: ./cheetah cluster under the demo's workload
+#                                   paced over N minutes (default 15) while a seeded schedule kills
+#                                   (SIGKILL) and restarts a broker, a TaskManager, the JobManager,
+#                                   goflow2, the warehouse and a tc adapter; then the truth check
+#                                   by rows and each command applied once (~N + 8 min; summary in
+#                                   .cheetah/bench/chaos/; exit 1 if anything was lost or doubled)
 #   flink-jobs/bench/run.sh all     jmh, e2e and analyze, in that order
 #
 # stdout: `FIGURE name value` lines (and `SUMMARY e2e k=v ...`), each followed by the load
@@ -393,6 +400,44 @@ run_cluster() {
   done
 }
 
+# --- chaos soak ----------------------------------------------------------------------------
+# A fresh ./cheetah cluster (free ports, a temp data directory); ./cheetah cluster chaos runs the
+# demo's workload and checks on it while it kills and restarts its parts (ClusterChaosCommand);
+# then down. The data directory (logs) is kept when the soak failed.
+run_chaos() {
+  local minutes=15 seed="" gap=20
+  while [ $# -gt 0 ]; do
+    case "$1" in
+      --minutes) minutes="$2"; shift ;;
+      --seed) seed="$2"; shift ;;
+      --gap-s) gap="$2"; shift ;;
+      *) die "chaos: unknown option '$1' (--minutes N, --seed S, --gap-s G)" ;;
+    esac
+    shift
+  done
+  [ "$(id -u)" = 0 ] || die "chaos: the tc adapter drives an interface in a network namespace: run as root"
+  machine
+  mkdir -p "$STATE/chaos"
+  local summary; summary="$STATE/chaos/summary-$(date -u +%Y%m%dT%H%M%SZ).txt"
+  CLUSTER_DATA="$(mktemp -d "${TMPDIR:-/tmp}/cheetah-bench-chaos.XXXXXX")"
+  trap cluster_down EXIT
+  say "chaos: cluster up (data $CLUSTER_DATA)"
+  "$ROOT/cheetah" cluster up --free-ports --set "data-dir=$CLUSTER_DATA" >&2 || die "cluster up failed"
+  local rc=0
+  "$ROOT/cheetah" cluster chaos --minutes "$minutes" --gap-s "$gap" ${seed:+--chaos-seed "$seed"} \
+    --summary "$summary" --set "data-dir=$CLUSTER_DATA" || rc=$?
+  if [ "$rc" -ne 0 ]; then
+    "$ROOT/cheetah" cluster down --set "data-dir=$CLUSTER_DATA" >&2 || true
+    say "chaos: FAILED (exit $rc); logs kept in $CLUSTER_DATA/cluster/logs, $CLUSTER_DATA/cluster/chaos"
+    CLUSTER_DATA=""
+  else
+    cluster_down
+  fi
+  figure "chaos_soak" "$(tail -1 "$summary" 2>/dev/null || echo 'no summary')" \
+    "nice -n 10 ./cheetah bench chaos --minutes $minutes${seed:+ --seed $seed} (summary $summary)"
+  return "$rc"
+}
+
 # --- ingest at line rate -------------------------------------------------------------------
 run_ingest() {
   [ -x "$PY" ] || die "no Python venv at $PY: run ./cheetah setup"
@@ -418,11 +463,12 @@ case "$cmd" in
   ingest) run_ingest "$@" ;;
   latency) run_latency "$@" ;;
   warehouse) "$PY" "$ROOT/clickhouse/bench/ingest_vs_dashboards.py" "$@" ;;
+  chaos) run_chaos "$@" ;;
   all)
     run_jmh
     run_e2e
     run_analyze
     ;;
-  help | -h | --help) sed -n '2,35p' "$0" | sed 's/^# \{0,1\}//' ;;
-  *) sed -n '2,35p' "$0" | sed 's/^# \{0,1\}//' >&2; die "unknown benchmark '$cmd'" ;;
+  help | -h | --help) sed -n '2,42p' "$0" | sed 's/^# \{0,1\}//' ;;
+  *) sed -n '2,42p' "$0" | sed 's/^# \{0,1\}//' >&2; die "unknown benchmark '$cmd'" ;;
 esac

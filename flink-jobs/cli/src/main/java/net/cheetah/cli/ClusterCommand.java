@@ -28,7 +28,8 @@ import picocli.CommandLine.Parameters;
       ClusterCommand.Down.class,
       ClusterCommand.Kill.class,
       ClusterCommand.SecurityCheck.class,
-      ClusterDemoCommand.class
+      ClusterDemoCommand.class,
+      ClusterChaosCommand.class
     })
 final class ClusterCommand implements Callable<Integer> {
   @Override

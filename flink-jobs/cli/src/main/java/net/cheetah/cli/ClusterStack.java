@@ -12,13 +12,24 @@ import net.cheetah.runtime.FlinkRest;
  */
 final class ClusterStack implements RunningStack {
   private final ClusterState state;
-  private final Map<String, String> jobs;
+  // Replaced when the jobs are submitted again (the chaos soak's JobManager recovery).
+  private volatile Map<String, String> jobs;
   private final FlinkRest rest;
 
   ClusterStack(ClusterState state, Map<String, String> jobs) {
     this.state = state;
     this.jobs = Map.copyOf(jobs);
     this.rest = new FlinkRest(state.data().restUrl());
+  }
+
+  /** The jobs now run under these ids (submitted again after the JobManager was lost). */
+  void resubmitted(Map<String, String> jobs) {
+    this.jobs = Map.copyOf(jobs);
+  }
+
+  /** The current job ids, by name. */
+  Map<String, String> jobs() {
+    return jobs;
   }
 
   @Override

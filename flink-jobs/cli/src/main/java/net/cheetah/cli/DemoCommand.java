@@ -129,6 +129,11 @@ class DemoCommand implements Callable<Integer> {
   /** Called once every record of the workload was sent. */
   void exportDone() {}
 
+  /** More generator flags (the chaos soak sends templates in every datagram). */
+  List<String> generatorArgs() {
+    return List.of();
+  }
+
   /** The check of the jobs' restart counts: none, where nothing was killed. */
   DemoChecks.Check restartsCheck(Map<String, Long> restarts) {
     return noRestarts(restarts);
@@ -441,6 +446,7 @@ class DemoCommand implements Callable<Integer> {
                 "--truth",
                 truth.toString()));
     cmd.addAll(definitionArgs(d));
+    cmd.addAll(generatorArgs());
     // No fixed pace by default: the generator keeps at most a window of datagrams ahead of what
     // goflow2 has taken in (its counters), a window its granted receive buffer holds whole.
     cmd.addAll(
