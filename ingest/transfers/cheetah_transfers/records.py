@@ -107,6 +107,16 @@ def number(value: Any, name: str) -> float:
     return x
 
 
+def text(value: str, name: str) -> str:
+    """``value`` if a protobuf string can hold it: bytes that are not UTF-8 (read with
+    surrogateescape) or a JSON-escaped lone surrogate cannot be sent, so they are a reject here."""
+    try:
+        value.encode("utf-8")
+    except UnicodeEncodeError:
+        raise BadRecord("bad_text", f"{name} is not valid UTF-8 text: {value!r}") from None
+    return value
+
+
 def transfer(fields: dict[str, Any]) -> dict[str, Any]:
     """A checked transfers.v1 record from ``fields`` (field names as in the .proto).
 
@@ -121,7 +131,7 @@ def transfer(fields: dict[str, Any]) -> dict[str, Any]:
         v = fields.get(name)
         if not isinstance(v, str) or not v.strip():
             raise BadRecord("missing_field", f"{name} is missing or empty")
-        out[name] = v.strip()
+        out[name] = text(v.strip(), name)
     for name in ("bytes", "start_ms"):
         if fields.get(name) in (None, ""):
             raise BadRecord("missing_field", f"{name} is missing")
@@ -150,7 +160,7 @@ def transfer(fields: dict[str, Any]) -> dict[str, Any]:
     cc = fields.get("congestion_control") or ""
     if not isinstance(cc, str):
         raise BadRecord("bad_text", f"congestion_control must be text, got {cc!r}")
-    out["congestion_control"] = cc
+    out["congestion_control"] = text(cc, "congestion_control")
     for name in ("stream_rates_bps", "stream_seconds"):
         v = fields.get(name) or []
         if isinstance(v, str):

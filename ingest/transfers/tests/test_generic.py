@@ -48,3 +48,18 @@ def test_jsonl() -> None:
         ("malformed_json", 3),
         ("bad_number", 4),
     ]
+
+
+def test_text_a_message_cannot_hold_is_a_reject() -> None:
+    # A file read with surrogateescape keeps bytes that are not UTF-8 as lone surrogates, and JSON
+    # may escape one (\udcff); a protobuf string holds neither, so publishing it would fail mid-run.
+    good = '{"src_host": "a", "dst_host": "b", "tool": "t", "bytes": 1, "start_ms": 0, "seconds": 1}'
+    escaped = good.replace('"a"', '"a\\udcff"')
+    raw = b"\xffhost".decode("utf-8", "surrogateescape")
+    parsed = parse_jsonl("\n".join([good, escaped, good.replace('"t"', json.dumps(raw))]) + "\n")
+    assert len(parsed.records) == 1
+    assert [r["reason"] for r in parsed.rejects] == ["bad_text", "bad_text"]
+    assert "src_host is not valid UTF-8" in parsed.rejects[0]["detail"]
+    assert "tool is not valid UTF-8" in parsed.rejects[1]["detail"]
+    csv = "src_host,dst_host,tool,streams,bytes,start_ms,end_ms\n" + raw + ",b,scp,1,5,1000,2000\n"
+    assert [r["reason"] for r in parse_csv(csv).rejects] == ["bad_text"]
