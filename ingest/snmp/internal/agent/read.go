@@ -70,8 +70,14 @@ func (s *Session) readChunk(ifIndexes []uint32) (Sample, error) {
 	if err != nil {
 		return Sample{}, err
 	}
-	if len(pkt.Variables) != len(oids) {
-		return Sample{}, fmt.Errorf("agent answered %d variables to a GET of %d", len(pkt.Variables), len(oids))
+	return sampleOf(pkt, ifIndexes, sent, received)
+}
+
+// sampleOf reads the answer to readChunk's GET: any packet an agent sends
+// (FuzzResponse feeds it whatever gosnmp decodes).
+func sampleOf(pkt *gosnmp.SnmpPacket, ifIndexes []uint32, sent, received time.Time) (Sample, error) {
+	if want := 1 + len(ifIndexes)*int(numObjects); len(pkt.Variables) != want {
+		return Sample{}, fmt.Errorf("agent answered %d variables to a GET of %d", len(pkt.Variables), want)
 	}
 	sample := Sample{Sent: sent, Received: received, Interfaces: make([]Interface, len(ifIndexes))}
 	byOID := make(map[string]gosnmp.SnmpPDU, len(pkt.Variables))
