@@ -158,6 +158,26 @@ class _Handler(BaseHTTPRequestHandler):
     def log_message(self, format: str, *args: Any) -> None:  # noqa: A002 - stdlib signature
         pass  # the CLI's stdout carries READY only; requests are not logged
 
+    # A request line without an HTTP/1.x version: the stdlib would take "GET /path" as HTTP/0.9
+    # and answer it with a bare body (no status line, no headers), and refuse other unreadable
+    # lines with a bare HTML page, so a client could not tell an answer from a refusal (found by
+    # the fuzz soak, scripts/fuzz_targets.txt "warehouse-http"). Refusals carry a status line.
+    default_request_version = "HTTP/1.0"
+
+    def parse_request(self) -> bool:
+        if not super().parse_request():
+            return False
+        if len(self.requestline.split()) != 3:
+            self.send_error(HTTPStatus.BAD_REQUEST, f"request line {self.requestline[:64]!r} has no HTTP version (HTTP/0.9 is not supported)")
+            return False
+        return True
+
+    def send_error(self, code: int, message: str | None = None, explain: str | None = None) -> None:
+        """The stdlib's own refusals (request line, headers, method) in ClickHouse's form."""
+        status = HTTPStatus(code)
+        self.close_connection = True
+        self._send_error(RequestRefused(status, f"{message or status.phrase}. (BAD_ARGUMENTS)", 36), status=status)
+
     def do_GET(self) -> None:
         self._handle()
 

@@ -125,6 +125,10 @@ MALFORMED = {
     "non_utf8_raw_bytes_in_url": (
         b"GET /?query=SELECT%20%27\xff%27 HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n", 400, "the URL is not valid UTF-8",
     ),
+    # Found by the fuzz soak: the stdlib served "GET /path" without a version as HTTP/0.9 (a bare body).
+    "request_line_without_version": (b"GET /ping\r\n\r\n", 400, "has no HTTP version (HTTP/0.9 is not supported)"),
+    "request_line_of_one_word": (b"garbage\r\n\r\n", 400, "Bad request syntax ('garbage')"),
+    "unknown_method": (b"PUT / HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n", 501, "Unsupported method ('PUT')"),
     "unknown_path_get": (b"GET /nope HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n", 404, "No handler for path /nope; use / or /ping"),
     "unknown_path_post": (post("Content-Length: 8\r\n", b"SELECT 1", target="/v1/query"), 404, "No handler for path /v1/query"),
 }
