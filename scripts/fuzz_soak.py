@@ -31,7 +31,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from fuzz_registry import ROOT, Target, targets  # noqa: E402
 
 KEEP_BYTES = 32 * 1024  # per target, in the repository
-JAZZER = "com.code-intelligence:jazzer:0.24.0"
+JAZZER = ("com.code-intelligence:jazzer:0.24.0", "com.code-intelligence:jazzer-api:0.24.0")  # Maven Central, pinned
 STATE = ROOT / ".cheetah" / "fuzz"
 MAX_LEN = {"probe-packet": 512, "nfcapd-file": 16384}  # bytes per input; others 4096
 
@@ -41,6 +41,7 @@ class Result:
     target: Target
     seconds: float = 0.0
     execs: int = 0
+    rate: float = 0.0  # execs/s as the engine counts it; 0: execs / seconds
     coverage: str = ""
     corpus_files: int = 0
     corpus_bytes: int = 0
@@ -77,17 +78,21 @@ def jazzer_classpath(t: Target) -> str:
     from Maven Central, pinned)."""
     mvn = [str(ROOT / "mvnw"), "-q", "-B"]
     m2 = Path.home() / ".m2" / "repository"
-    group, artifact, version = JAZZER.split(":")
-    jar = m2 / group.replace(".", "/") / artifact / version / f"{artifact}-{version}.jar"
-    if not jar.exists():
-        say(f"fetching {JAZZER} (Maven Central)")
-        subprocess.run([*mvn, "dependency:get", f"-Dartifact={JAZZER}"], cwd=ROOT, check=True, stdout=sys.stderr)
+    jars = []
+    for coordinates in JAZZER:
+        group, artifact, version = coordinates.split(":")
+        jar = m2 / group.replace(".", "/") / artifact / version / f"{artifact}-{version}.jar"
+        if not jar.exists():
+            say(f"fetching {coordinates} (Maven Central)")
+            subprocess.run([*mvn, "dependency:get", f"-Dartifact={coordinates}", "-Dtransitive=false"], cwd=ROOT, check=True,
+                           stdout=sys.stderr)
+        jars.append(str(jar))
     STATE.mkdir(parents=True, exist_ok=True)
     cp_file = STATE / f"{t.component.replace('/', '-')}.classpath"
     subprocess.run([*mvn, "-o", "-pl", t.component, "test-compile", "dependency:build-classpath",
                     "-Dmdep.includeScope=test", f"-Dmdep.outputFile={cp_file}"], cwd=ROOT, check=True, stdout=sys.stderr)
     module = t.component_dir / "target"
-    return os.pathsep.join([str(module / "test-classes"), str(module / "classes"), cp_file.read_text().strip(), str(jar)])
+    return os.pathsep.join([str(module / "test-classes"), str(module / "classes"), cp_file.read_text().strip(), *jars])
 
 
 def libfuzzer_command(t: Target, args: list[str]) -> list[str]:
@@ -125,6 +130,10 @@ def run_libfuzzer_family(t: Target, seconds: int, timeout_s: int, keep: bool) ->
         subprocess.run([*base, *args], stdout=out, stderr=subprocess.STDOUT, cwd=work)
     r.seconds = time.monotonic() - start
     text = log.read_text(errors="replace")
+    (STATE / "logs").mkdir(parents=True, exist_ok=True)
+    shutil.copyfile(log, STATE / "logs" / f"{t.name}.log")
+    if m := re.findall(r"stat::average_exec_per_sec:\s*(\d+)", text):
+        r.rate = int(m[-1])  # over the fuzzing itself (the wall time above includes start-up)
     if m := re.findall(r"stat::number_of_executed_units:\s*(\d+)", text):
         r.execs = int(m[-1])
     else:  # killed before the final stats: the last status line
@@ -137,10 +146,15 @@ def run_libfuzzer_family(t: Target, seconds: int, timeout_s: int, keep: bool) ->
         repro = f"./cheetah bench fuzz --target {t.name} --reproduce {keep_artifact(t, a)}"
         (r.hangs if a.name.startswith("timeout-") else r.crashes).append(repro)
     if not r.execs and not r.crashes and not r.hangs:
-        r.error = "no executions; the log: " + log_tail(text)
+        r.error = f"no executions; the log (.cheetah/fuzz/logs/{t.name}.log) ends with: " + log_tail(text)
     elif r.crashes or r.hangs:
         say(f"{t.name}: finding; the fuzzer's log ends with:\n{log_tail(text, 40)}")
-    if keep and not r.error:
+    if keep and not r.error and t.engine == "atheris":
+        # No -merge here: libFuzzer's merge re-executes argv[0], the driver script without its
+        # target. The finds (libFuzzer already shrinks each while fuzzing, -reduce_inputs) join
+        # the corpus, smallest first, within KEEP_BYTES.
+        add_to_corpus(t, sorted(found.iterdir(), key=lambda p: p.stat().st_size))
+    elif keep and not r.error:
         merged = work / "merged"
         merged.mkdir()
         subprocess.run([*base, "-merge=1", f"-max_len={max_len}", f"-timeout={timeout_s}", str(merged), str(t.corpus_dir), str(found)],
@@ -184,14 +198,9 @@ def run_go(t: Target, seconds: int, keep: bool) -> Result:
                                      check=True).stdout.strip()
         generated = cache / "fuzz" / import_path / func
         found = sorted(generated.iterdir(), key=lambda p: p.stat().st_size) if generated.is_dir() else []
-        # Go's corpus folder also holds the seeds f.Add gives in code and any crasher: keep those,
-        # add the generated inputs (each minimised by Go when found), smallest first.
-        kept = sum(p.stat().st_size for p in t.corpus_dir.glob("*")) if t.corpus_dir.is_dir() else 0
-        t.corpus_dir.mkdir(parents=True, exist_ok=True)
-        for p in found:
-            if not (t.corpus_dir / p.name).exists() and kept + p.stat().st_size <= KEEP_BYTES:
-                shutil.copyfile(p, t.corpus_dir / p.name)
-                kept += p.stat().st_size
+        # Go's corpus folder also holds any crasher: kept; the generated inputs (each minimised
+        # by Go when found) are added smallest first.
+        add_to_corpus(t, found)
     count_corpus(r)
     return r
 
@@ -203,6 +212,16 @@ def keep_artifact(t: Target, artifact: Path) -> Path:
     dest.mkdir(parents=True, exist_ok=True)
     shutil.copyfile(artifact, dest / artifact.name)
     return (dest / artifact.name).relative_to(ROOT)
+
+
+def add_to_corpus(t: Target, inputs: list[Path]) -> None:
+    """Adds inputs the corpus does not have yet, in the order given, within KEEP_BYTES."""
+    t.corpus_dir.mkdir(parents=True, exist_ok=True)
+    kept = sum(p.stat().st_size for p in t.corpus_dir.iterdir() if p.is_file())
+    for p in inputs:
+        if not (t.corpus_dir / p.name).exists() and kept + p.stat().st_size <= KEEP_BYTES:
+            shutil.copyfile(p, t.corpus_dir / p.name)
+            kept += p.stat().st_size
 
 
 def write_corpus(t: Target, inputs: list[Path]) -> None:
@@ -289,7 +308,7 @@ def main() -> int:
 
 def report(r: Result, minutes: float, timeout_s: int) -> None:
     t = r.target
-    rate = r.execs / r.seconds if r.seconds else 0
+    rate = r.rate or (r.execs / r.seconds if r.seconds else 0)
     print(f"FIGURE fuzz.{t.name:<16} {r.execs:>12,} execs in {r.seconds:,.0f} s ({rate:,.0f}/s), "
           f"crashes {len(r.crashes)}, hangs {len(r.hangs)}, corpus {r.corpus_files} files / {r.corpus_bytes / 1024:.1f} KB"
           + (f", {r.coverage}" if r.coverage else ""))

@@ -158,17 +158,21 @@ class _Handler(BaseHTTPRequestHandler):
     def log_message(self, format: str, *args: Any) -> None:  # noqa: A002 - stdlib signature
         pass  # the CLI's stdout carries READY only; requests are not logged
 
-    # A request line without an HTTP/1.x version: the stdlib would take "GET /path" as HTTP/0.9
-    # and answer it with a bare body (no status line, no headers), and refuse other unreadable
-    # lines with a bare HTML page, so a client could not tell an answer from a refusal (found by
-    # the fuzz soak, scripts/fuzz_targets.txt "warehouse-http"). Refusals carry a status line.
+    # A request line without an HTTP/1.x version: the stdlib would take "GET /path" (or
+    # "POST / HTTP/0.9") as HTTP/0.9 and answer with a bare body (no status line, no headers), and
+    # refuse other unreadable lines with a bare HTML page, so a client could not tell an answer
+    # from a refusal (found by the fuzz soak, scripts/fuzz_targets.txt "warehouse-http").
+    # Refusals carry a status line.
     default_request_version = "HTTP/1.0"
 
     def parse_request(self) -> bool:
         if not super().parse_request():
             return False
-        if len(self.requestline.split()) != 3:
-            self.send_error(HTTPStatus.BAD_REQUEST, f"request line {self.requestline[:64]!r} has no HTTP version (HTTP/0.9 is not supported)")
+        if len(self.requestline.split()) != 3 or self.request_version not in ("HTTP/1.0", "HTTP/1.1"):
+            self.request_version = "HTTP/1.0"  # the refusal itself with a status line
+            self.send_error(
+                HTTPStatus.BAD_REQUEST, f"request line {self.requestline[:64]!r} is not HTTP/1.0 or HTTP/1.1 (HTTP/0.9 is not supported)"
+            )
             return False
         return True
 
