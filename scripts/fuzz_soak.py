@@ -171,7 +171,7 @@ def run_go(t: Target, seconds: int, keep: bool) -> Result:
     package, func = t.harness.split(":")
     cmd = [go_bin(), "test", "-run=^$", f"-fuzz=^{func}$", f"-fuzztime={seconds}s", "-fuzzminimizetime=2s",
            "-parallel=1", "-timeout=0", package]
-    say(f"{t.name}: go test -fuzz for {seconds} s: cd {t.component} && {' '.join(cmd[1:])}")
+    say(f"{t.name}: go test -fuzz for {seconds} s: cd {t.component} && {' '.join(['go', *cmd[1:]])}")
     start = time.monotonic()
     proc = subprocess.run(cmd, cwd=t.component_dir, capture_output=True, text=True)
     r.seconds = time.monotonic() - start

@@ -32,6 +32,11 @@
 #                                   the embedded warehouse's ingest rate from a Kafka backlog,
 #                                   alone and while the dashboards user runs heavy queries
 #                                   (~3 min; clickhouse/bench/ingest_vs_dashboards.py --help)
+#   flink-jobs/bench/run.sh fuzz    [--minutes N] [--target NAME] [--list] [--reproduce FILE]
+#                                   the fuzz soak: every target of scripts/fuzz_targets.txt
+#                                   fuzzed N minutes (default 10) each, one after another; per
+#                                   target execs, execs/s, corpus, coverage, crashes, hangs and the
+#                                   command reproducing each (~10 min x 9 targets; --help)
 #   flink-jobs/bench/run.sh all     jmh, e2e and analyze, in that order
 #
 # stdout: `FIGURE name value` lines (and `SUMMARY e2e k=v ...`), each followed by the load
@@ -418,11 +423,12 @@ case "$cmd" in
   ingest) run_ingest "$@" ;;
   latency) run_latency "$@" ;;
   warehouse) "$PY" "$ROOT/clickhouse/bench/ingest_vs_dashboards.py" "$@" ;;
+  fuzz) "$PY" "$ROOT/scripts/fuzz_soak.py" "$@" ;;
   all)
     run_jmh
     run_e2e
     run_analyze
     ;;
-  help | -h | --help) sed -n '2,35p' "$0" | sed 's/^# \{0,1\}//' ;;
-  *) sed -n '2,35p' "$0" | sed 's/^# \{0,1\}//' >&2; die "unknown benchmark '$cmd'" ;;
+  help | -h | --help) sed -n '2,40p' "$0" | sed 's/^# \{0,1\}//' ;;
+  *) sed -n '2,40p' "$0" | sed 's/^# \{0,1\}//' >&2; die "unknown benchmark '$cmd'" ;;
 esac

@@ -6,12 +6,12 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 
 /**
- * The nfcapd reader's fuzz target (scripts/fuzz_targets.txt, "nfcapd-file"): any bytes as an
- * nfcapd file go through what {@code analyze} and {@code backfill} do with one, {@link
- * NfcapdFile#open} then every record into {@link ArchiveFlows} (record to flow, normalisation).
- * A clear refusal ({@link NfcapdFile.Unreadable}) is fine; any other exception, or a hang, is a
- * finding. Jazzer drives {@link #fuzzerTestOneInput} ({@code ./cheetah bench fuzz --target
- * nfcapd-file}); {@link NfcapdFuzzCorpusTest} replays the kept corpus in the suite.
+ * The nfcapd reader's fuzz target (scripts/fuzz_targets.txt, "nfcapd-file"): any bytes as an nfcapd
+ * file go through what {@code analyze} and {@code backfill} do with one, {@link NfcapdFile#open}
+ * then every record into {@link ArchiveFlows} (record to flow, normalisation). A clear refusal
+ * ({@link NfcapdFile.Unreadable}) is fine; any other exception, or a hang, is a finding. Jazzer
+ * drives {@link #fuzzerTestOneInput} ({@code ./cheetah bench fuzz --target nfcapd-file}); {@link
+ * NfcapdFuzzCorpusTest} replays the kept corpus in the suite.
  */
 public final class NfcapdFileFuzz {
   private static Path file;
