@@ -225,11 +225,14 @@ def add_to_corpus(t: Target, inputs: list[Path]) -> None:
 
 
 def write_corpus(t: Target, inputs: list[Path]) -> None:
-    """Replaces the target's corpus by the merged set, smallest first, within KEEP_BYTES."""
+    """Replaces the target's corpus by the merged set, smallest first, within KEEP_BYTES; files
+    named seed-* (written by hand or by a real tool, e.g. nfcapd) stay whatever the merge says."""
     staged = t.corpus_dir.with_name(t.corpus_dir.name + ".new")
     shutil.rmtree(staged, ignore_errors=True)
     staged.mkdir(parents=True)
     total = 0
+    for p in t.corpus_dir.glob("seed-*"):
+        shutil.copyfile(p, staged / p.name)
     for p in inputs:
         if total + p.stat().st_size > KEEP_BYTES:
             break
