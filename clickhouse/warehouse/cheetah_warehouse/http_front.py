@@ -169,7 +169,6 @@ class _Handler(BaseHTTPRequestHandler):
         if not super().parse_request():
             return False
         if len(self.requestline.split()) != 3 or self.request_version not in ("HTTP/1.0", "HTTP/1.1"):
-            self.request_version = "HTTP/1.0"  # the refusal itself with a status line
             self.send_error(
                 HTTPStatus.BAD_REQUEST, f"request line {self.requestline[:64]!r} is not HTTP/1.0 or HTTP/1.1 (HTTP/0.9 is not supported)"
             )
@@ -180,6 +179,10 @@ class _Handler(BaseHTTPRequestHandler):
         """The stdlib's own refusals (request line, headers, method) in ClickHouse's form."""
         status = HTTPStatus(code)
         self.close_connection = True
+        if self.request_version not in ("HTTP/1.0", "HTTP/1.1"):
+            # The stdlib may have read "HTTP/0.9" from a line it then refuses (the soak's third
+            # finding: "POST /x HTTP/1.1\rHTTP/0.9"): the refusal still gets a status line.
+            self.request_version = "HTTP/1.0"
         self._send_error(RequestRefused(status, f"{message or status.phrase}. (BAD_ARGUMENTS)", 36), status=status)
 
     def do_GET(self) -> None:

@@ -128,6 +128,7 @@ MALFORMED = {
     # Found by the fuzz soak: the stdlib served "GET /path" without a version as HTTP/0.9 (a bare body).
     "request_line_without_version": (b"GET /ping\r\n\r\n", 400, "is not HTTP/1.0 or HTTP/1.1 (HTTP/0.9 is not supported)"),
     "http09_version": (post("Content-Length: 8\r\n", b"SELECT 1").replace(b"HTTP/1.1", b"HTTP/0.9"), 400, "is not HTTP/1.0 or HTTP/1.1"),
+    "request_line_of_four_words_ending_in_http09": (b"POST /x HTTP/1.1\rHTTP/0.9\r\n\r\n", 400, "Bad request syntax"),
     "request_line_of_one_word": (b"garbage\r\n\r\n", 400, "Bad request syntax ('garbage')"),
     "unknown_method": (b"PUT / HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n", 501, "Unsupported method ('PUT')"),
     "unknown_path_get": (b"GET /nope HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n", 404, "No handler for path /nope; use / or /ping"),
