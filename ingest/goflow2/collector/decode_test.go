@@ -255,4 +255,3 @@ func TestEventLinesAreWholeUnderConcurrency(t *testing.T) {
 		}
 	}
 }
-
