@@ -39,6 +39,11 @@
 #                                   goflow2, the warehouse and a tc adapter; then the truth check
 #                                   by rows and each command applied once (~N + 8 min; summary in
 #                                   .cheetah/bench/chaos/; exit 1 if anything was lost or doubled)
+#   flink-jobs/bench/run.sh fuzz    [--minutes N] [--target NAME] [--list] [--reproduce FILE]
+#                                   the fuzz soak: every target of scripts/fuzz_targets.txt
+#                                   fuzzed N minutes (default 10) each, one after another; per
+#                                   target execs, execs/s, corpus, coverage, crashes, hangs and the
+#                                   command reproducing each (~10 min x 9 targets; --help)
 #   flink-jobs/bench/run.sh all     jmh, e2e and analyze, in that order
 #
 # stdout: `FIGURE name value` lines (and `SUMMARY e2e k=v ...`), each followed by the load
@@ -49,6 +54,8 @@ set -euo pipefail
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 BENCH="$ROOT/flink-jobs/bench"
+# The comment block at the top of this file, without its "# ".
+usage() { awk 'NR > 1 && /^#/ { sub(/^# ?/, ""); print; next } NR > 1 { exit }' "${BASH_SOURCE[0]}"; }
 CLI="$ROOT/flink-jobs/cli"
 STATE="$ROOT/.cheetah/bench"
 PY="$ROOT/.cheetah/venv/bin/python"
@@ -464,11 +471,12 @@ case "$cmd" in
   latency) run_latency "$@" ;;
   warehouse) "$PY" "$ROOT/clickhouse/bench/ingest_vs_dashboards.py" "$@" ;;
   chaos) run_chaos "$@" ;;
+  fuzz) "$PY" "$ROOT/scripts/fuzz_soak.py" "$@" ;;
   all)
     run_jmh
     run_e2e
     run_analyze
     ;;
-  help | -h | --help) sed -n '2,42p' "$0" | sed 's/^# \{0,1\}//' ;;
-  *) sed -n '2,42p' "$0" | sed 's/^# \{0,1\}//' >&2; die "unknown benchmark '$cmd'" ;;
+  help | -h | --help) usage ;;
+  *) usage >&2; die "unknown benchmark '$cmd'" ;;
 esac

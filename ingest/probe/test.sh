@@ -4,6 +4,7 @@
 #   PASS name / FAIL name / SKIP name ... and a last line "N passed, M failed"
 #   (", K skipped" when some were); exit 1 on any failure.
 # Builds first (unit tests plain and under ASan/UBSan, the fuzzer) into ingest/probe/build.
+# The fuzzer runs 30 s, then replays the kept corpus (tests/fuzz-corpus, scripts/fuzz_targets.txt).
 # Usage: test.sh [--fuzz-minutes N] [--no-kafka] [--junit FILE | --report-dir DIR]
 #   --fuzz-minutes N  run the parser fuzzer N minutes instead of 30 s
 #   --no-kafka        leave out the integration tests (broker, veths); reported as FAIL (not run)
@@ -145,6 +146,12 @@ for i in range(64):  # real frames as seeds: [wire-length byte, time-step byte, 
 PY
 check "fuzz.parser_${FUZZ_SECONDS}s_no_crash" "$BUILD/fuzz-parse" -max_total_time="$FUZZ_SECONDS" -max_len=512 \
   -print_final_stats=1 "$WORK/corpus"
+
+# The kept corpus (seeds + what `./cheetah bench fuzz` found, minimised), each input run once: the
+# folder is the one scripts/fuzz_targets.txt names for probe-packet, the list the soak reads too.
+CORPUS="$(awk '$1 == "probe-packet" { print $5 }' "$ROOT/scripts/fuzz_targets.txt")"
+check fuzz.corpus_replay_no_crash bash -c "[ -n '$CORPUS' ] && [ -n \"\$(ls -A '$ROOT/$CORPUS')\" ] &&
+  '$BUILD/fuzz-parse' -runs=0 -timeout=10 '$ROOT/$CORPUS'"
 
 # --- trace generator: its own tests (ingest/tracegen/test.sh), on the binary built above ---
 bash "$ROOT/ingest/tracegen/test.sh" --bin "$BIN" >"$WORK/tracegen.log" 2>&1; rc=$?

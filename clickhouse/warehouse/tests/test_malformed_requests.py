@@ -75,6 +75,10 @@ GOOD_GZIP = gzip.compress(b"SELECT 1")
 MALFORMED = {
     "negative_content_length": (post("Content-Length: -5\r\n", b"SELECT 1"), 400, "Content-Length '-5' is not one non-negative decimal number"),
     "non_numeric_content_length": (post("Content-Length: abc\r\n", b"SELECT 1"), 400, "Content-Length 'abc' is not one non-negative decimal number"),
+    # Found by the fuzz soak: str.strip() dropped the \x1e, int() did not (a 500 STD_EXCEPTION).
+    "content_length_with_a_control_character": (
+        post("Content-Length: \x1e8\r\n", b"SELECT 1"), 400, "Content-Length '\\x1e8' is not one non-negative decimal number",
+    ),
     "conflicting_content_lengths": (
         post("Content-Length: 8\r\nContent-Length: 9\r\n", b"SELECT 1"), 400, "Content-Length '8', '9' is not one non-negative decimal number",
     ),
@@ -125,6 +129,12 @@ MALFORMED = {
     "non_utf8_raw_bytes_in_url": (
         b"GET /?query=SELECT%20%27\xff%27 HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n", 400, "the URL is not valid UTF-8",
     ),
+    # Found by the fuzz soak: the stdlib served "GET /path" without a version as HTTP/0.9 (a bare body).
+    "request_line_without_version": (b"GET /ping\r\n\r\n", 400, "is not HTTP/1.0 or HTTP/1.1 (HTTP/0.9 is not supported)"),
+    "http09_version": (post("Content-Length: 8\r\n", b"SELECT 1").replace(b"HTTP/1.1", b"HTTP/0.9"), 400, "is not HTTP/1.0 or HTTP/1.1"),
+    "request_line_of_four_words_ending_in_http09": (b"POST /x HTTP/1.1\rHTTP/0.9\r\n\r\n", 400, "Bad request syntax"),
+    "request_line_of_one_word": (b"garbage\r\n\r\n", 400, "Bad request syntax ('garbage')"),
+    "unknown_method": (b"PUT / HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n", 501, "Unsupported method ('PUT')"),
     "unknown_path_get": (b"GET /nope HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n", 404, "No handler for path /nope; use / or /ping"),
     "unknown_path_post": (post("Content-Length: 8\r\n", b"SELECT 1", target="/v1/query"), 404, "No handler for path /v1/query"),
 }

@@ -7,7 +7,6 @@ import (
 	"io"
 	"log/slog"
 	"net/netip"
-	"runtime"
 	"strings"
 	"sync"
 	"testing"
@@ -255,93 +254,4 @@ func TestEventLinesAreWholeUnderConcurrency(t *testing.T) {
 			t.Fatal("payload damaged")
 		}
 	}
-}
-
-// decodeLimit bounds one decode in FuzzDecode. Normal ones take
-// microseconds; the bound is only there to name the input of a hang (the
-// failure it catches never returns at all), so it is set far above what a
-// loaded 2-core machine, or `go test -fuzz` with a worker per core, can add
-// to a microsecond (the guard tests use 5 s for the same reason).
-const decodeLimit = 10 * time.Second
-
-var knownReasons = map[string]bool{
-	ReasonUnsupportedVersion: true, ReasonTruncated: true, ReasonLengthMismatch: true,
-	ReasonTemplateNotFound: true, ReasonMalformed: true, ReasonUnmappableRecord: true,
-	ReasonDecoderPanic: true, ReasonExportFailed: true, ReasonQueueFull: true, ReasonUnsupportedTemplate: true,
-}
-
-// FuzzDecode drives the production decode chain (strict on) over goflow2's
-// NetFlow or sFlow pipe. Invariants: nothing escapes as a panic; a datagram
-// is either decoded (no line) or refused with exactly one well-formed line
-// carrying it byte for byte.
-//
-//	go test -run='^$' -fuzz=FuzzDecode -fuzztime=30s ./collector
-func FuzzDecode(f *testing.F) {
-	v5 := flowtest.V5(flowtest.V5Header{SysUptime: 5000, UnixSecs: 1700000000}, flowtest.V5Record{
-		Src: netip.MustParseAddr("10.0.0.1"), Dst: netip.MustParseAddr("10.0.0.2"), Packets: 2, Octets: 100, SrcPort: 1, DstPort: 2, Proto: 17})
-	tmpl := flowtest.TemplateSet(0, 256, flowtest.Field{Type: 1, Length: 4}, flowtest.Field{Type: 2, Length: 4}, flowtest.Field{Type: 7, Length: 2})
-	data := flowtest.Set{ID: 256, Body: make([]byte, 12)}
-	ipfixTmpl := flowtest.TemplateSet(2, 256, flowtest.Field{Type: 1, Length: 8}, flowtest.Field{Type: 8, Length: 4})
-	for _, seed := range [][]byte{
-		v5,
-		v5[:10],
-		flowtest.V9(1, 2, tmpl, data),
-		flowtest.V9(1, 1, data),
-		flowtest.IPFIX(1, -1, ipfixTmpl, flowtest.Set{ID: 256, Body: make([]byte, 12)}),
-		flowtest.IPFIX(1, 300, ipfixTmpl),
-		append(flowtest.Be(uint16(42)), make([]byte, 30)...),
-		{},
-	} {
-		f.Add(false, seed)
-	}
-	f.Add(true, flowtest.Be(uint32(5), uint32(1), uint32(0x7f000001), uint32(0), uint32(1), uint32(100), uint32(1),
-		uint32(1), uint32(20), uint32(1), uint32(0), uint32(1), uint32(0), uint32(0), uint32(0), uint32(1)))
-	f.Add(true, flowtest.Be(uint32(5), uint32(2)))
-
-	nf := newChain(f, "netflow", true, &memTransport{}, quietLogger())
-	sf := newChain(f, "sflow", true, &memTransport{}, quietLogger())
-	f.Fuzz(func(t *testing.T, sflowPipe bool, payload []byte) {
-		c, scheme := nf, "netflow"
-		if sflowPipe {
-			c, scheme = sf, "sflow"
-		}
-		sent := append([]byte(nil), payload...)
-		c.events.reset() // the chain (and goflow2's templates) persist, the lines need not
-		// A hang is a finding too (see guard.go): fail with the input instead of stalling.
-		done := make(chan error, 1)
-		go func() { done <- c.feed(payload) }()
-		var err error
-		select {
-		case err = <-done:
-		case <-time.After(decodeLimit):
-			stacks := make([]byte, 1<<20)
-			t.Fatalf("decode did not return within %v on %x\n%s", decodeLimit, sent, stacks[:runtime.Stack(stacks, true)])
-		}
-		evs := c.events.rejected(t)
-		if err == nil {
-			if len(evs) != 0 {
-				t.Fatalf("decoded datagram also reported: %+v", evs)
-			}
-			return
-		}
-		if len(evs) != 1 {
-			t.Fatalf("refused datagram (%v) gave %d lines, want 1", err, len(evs))
-		}
-		ev := evs[0]
-		if !knownReasons[ev.Reason] {
-			t.Fatalf("unknown reason %q", ev.Reason)
-		}
-		if ev.Reason == ReasonDecoderPanic {
-			t.Fatalf("goflow2 panicked on %x: %s", sent, ev.Detail)
-		}
-		if ev.Detail != err.Error() {
-			t.Fatalf("detail %q != error %q", ev.Detail, err)
-		}
-		if p, decErr := base64.StdEncoding.DecodeString(ev.PayloadB64); decErr != nil || !bytes.Equal(p, sent) {
-			t.Fatalf("payload not intact: %x vs %x", p, sent)
-		}
-		if unsupportedVersion(scheme, sent) != (ev.Reason == ReasonUnsupportedVersion) {
-			t.Fatalf("reason %s disagrees with version field of %x", ev.Reason, sent)
-		}
-	})
 }

@@ -6,7 +6,7 @@ import (
 )
 
 // The guard refuses the few datagrams that do worse to goflow2 v2.2.6 than
-// a decode error (the sFlow one surfaced as FuzzDecode stalls, the template
+// a decode error (the sFlow one surfaced as fuzzer stalls, the template
 // one in goflow2's DecodeDataSet; both reproduced in guard_test.go):
 //
 //   - A NetFlow v9/IPFIX (options) template whose fields carry no bytes

@@ -70,8 +70,14 @@ func (s *Session) readChunk(ifIndexes []uint32) (Sample, error) {
 	if err != nil {
 		return Sample{}, err
 	}
-	if len(pkt.Variables) != len(oids) {
-		return Sample{}, fmt.Errorf("agent answered %d variables to a GET of %d", len(pkt.Variables), len(oids))
+	return sampleOf(pkt, ifIndexes, sent, received)
+}
+
+// sampleOf reads the answer to readChunk's GET: any packet an agent sends
+// (FuzzResponse feeds it whatever gosnmp decodes).
+func sampleOf(pkt *gosnmp.SnmpPacket, ifIndexes []uint32, sent, received time.Time) (Sample, error) {
+	if want := 1 + len(ifIndexes)*int(numObjects); len(pkt.Variables) != want {
+		return Sample{}, fmt.Errorf("agent answered %d variables to a GET of %d", len(pkt.Variables), want)
 	}
 	sample := Sample{Sent: sent, Received: received, Interfaces: make([]Interface, len(ifIndexes))}
 	byOID := make(map[string]gosnmp.SnmpPDU, len(pkt.Variables))
@@ -108,18 +114,31 @@ func decode(byOID map[string]gosnmp.SnmpPDU, oid string, wantCounter bool) Value
 		if v.Type == gosnmp.Counter64 {
 			width = 64
 		}
-		return Value{Raw: gosnmp.ToBigInt(v.Value).Uint64(), Width: width}
+		return fitting(v, width, Value{Width: width})
 	case gosnmp.Gauge32, gosnmp.TimeTicks, gosnmp.Uinteger32:
 		if wantCounter {
 			break
 		}
-		return Value{Raw: gosnmp.ToBigInt(v.Value).Uint64()}
+		return fitting(v, 32, Value{})
 	}
 	want := "a Gauge32 or TimeTicks"
 	if wantCounter {
 		want = "a Counter32 or Counter64"
 	}
 	return Value{Missing: "unexpected type " + v.Type.String() + ", want " + want}
+}
+
+// fitting sets out.Raw to v's number, or reports it missing when the number
+// is wider than its type: gosnmp decodes whatever length the agent encoded
+// (a 6-byte Counter32 gives a 48-bit value, found by FuzzResponse), and a
+// 32-bit counter above 2^32 would make the wrap arithmetic invent traffic.
+func fitting(v gosnmp.SnmpPDU, bits uint, out Value) Value {
+	n := gosnmp.ToBigInt(v.Value)
+	if n.Sign() < 0 || n.BitLen() > int(bits) {
+		return Value{Missing: fmt.Sprintf("%v value %s does not fit %d bits", v.Type, n, bits)}
+	}
+	out.Raw = n.Uint64()
+	return out
 }
 
 func trimDot(oid string) string {

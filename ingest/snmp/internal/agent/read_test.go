@@ -34,6 +34,13 @@ func TestDecodeRefusesWrongTypes(t *testing.T) {
 		{"NoSuchInstance", &gosnmp.SnmpPDU{Type: gosnmp.NoSuchInstance}, true, Value{Missing: "NoSuchInstance"}},
 		{"EndOfMibView", &gosnmp.SnmpPDU{Type: gosnmp.EndOfMibView}, true, Value{Missing: "EndOfMibView"}},
 		{"absent", nil, true, Value{Missing: "not in the response"}},
+		// A Counter32 encoded on 6 bytes (found by FuzzResponse): gosnmp decodes 48 bits.
+		{"Counter32 wider than 32 bits", &gosnmp.SnmpPDU{Type: gosnmp.Counter32, Value: uint(1 << 40)}, true,
+			Value{Missing: "Counter32 value 1099511627776 does not fit 32 bits"}},
+		{"Counter32 at its top", &gosnmp.SnmpPDU{Type: gosnmp.Counter32, Value: uint(1<<32 - 1)}, true, Value{Raw: 1<<32 - 1, Width: 32}},
+		{"TimeTicks", &gosnmp.SnmpPDU{Type: gosnmp.TimeTicks, Value: uint32(5)}, false, Value{Raw: 5}},
+		{"Gauge32 wider than 32 bits", &gosnmp.SnmpPDU{Type: gosnmp.Gauge32, Value: uint(1 << 33)}, false,
+			Value{Missing: "Gauge32 value 8589934592 does not fit 32 bits"}},
 	}
 	for _, c := range cases {
 		byOID := map[string]gosnmp.SnmpPDU{}

@@ -30,17 +30,23 @@ func (s *Session) WalkNames() (*InterfaceNames, error) {
 			}
 			return nil, fmt.Errorf("walking %s: %w", col.oid, err)
 		}
-		for _, p := range pdus {
-			idx, ok := lastArc(p.Name)
-			if !ok || p.Type != gosnmp.OctetString {
-				continue
-			}
-			b, _ := p.Value.([]byte)
-			name := string(b)
-			col.dst[name] = append(col.dst[name], idx)
-		}
+		addNames(col.dst, pdus)
 	}
 	return n, nil
+}
+
+// addNames files each OctetString of a walked column under its ifIndex (the
+// OID's last arc); anything else an agent sends is skipped.
+func addNames(dst map[string][]uint32, pdus []gosnmp.SnmpPDU) {
+	for _, p := range pdus {
+		idx, ok := lastArc(p.Name)
+		if !ok || p.Type != gosnmp.OctetString {
+			continue
+		}
+		b, _ := p.Value.([]byte)
+		name := string(b)
+		dst[name] = append(dst[name], idx)
+	}
 }
 
 // Resolve finds the one ifIndex whose ifName, else ifDescr, equals name.
