@@ -83,3 +83,20 @@ def replay(target: Target, limit_s: float = 30.0) -> None:
         if failure:
             raise AssertionError(f"{target.name}: {path} raised {failure[0]!r}; reproduce: "
                                  f"./cheetah bench fuzz --target {target.name} --reproduce {path}") from failure[0]
+
+
+def suite_tests(component: str) -> tuple[Callable[[], None], Callable[[Target], None]]:
+    """The two replay tests of a component's suite, for its test_fuzz_corpus.py to name:
+    the component has a target, and each of its targets' kept corpus replays without a finding."""
+    import pytest
+
+    mine = [t for t in targets() if t.component == component]
+
+    def test_the_component_has_a_fuzz_target() -> None:
+        assert mine, f"scripts/fuzz_targets.txt lists no target of {component}/"
+
+    @pytest.mark.parametrize("target", mine, ids=[t.name for t in mine])
+    def test_corpus_replays_without_a_crash(target: Target) -> None:
+        replay(target)
+
+    return test_the_component_has_a_fuzz_target, test_corpus_replays_without_a_crash

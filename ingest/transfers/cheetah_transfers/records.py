@@ -63,7 +63,9 @@ def reject(reason: str, detail: str, payload: str, source: str, line: int) -> di
     return {
         "stage": STAGE,
         "reason": reason,
-        "detail": f"{source}:{line}: {detail}",
+        # Text from the input (a header name, a value, the file's name) may hold bytes that are
+        # not UTF-8 (read with surrogateescape), which a protobuf string cannot: shown escaped.
+        "detail": f"{source}:{line}: {detail}".encode("utf-8", "backslashreplace").decode("utf-8"),
         "payload": base64.b64encode(payload.encode("utf-8", "surrogateescape")).decode("ascii"),
         "received_ms": int(time.time() * 1000),
         "source_topic": "",

@@ -1,0 +1,12 @@
+"""Replays the kept fuzz corpus of the transfer-log shippers' target (scripts/fuzz_targets.txt): every input is
+parsed, rejected or built into its message without an exception or a hang (tests/fuzz_transfer_log.py)."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[3] / "scripts"))
+from fuzz_registry import suite_tests  # noqa: E402
+
+test_the_component_has_a_fuzz_target, test_corpus_replays_without_a_crash = suite_tests("ingest/transfers")
