@@ -31,6 +31,7 @@ import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.TopicPartitionInfo;
 import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 
 /**
@@ -85,17 +86,7 @@ final class ClusterChaosCommand extends DemoCommand {
       description = "Where the summary table goes (default DATA/cluster/chaos/summary.txt).")
   Path summaryFile;
 
-  @Option(
-      names = "--jar",
-      paramLabel = "FILE",
-      description = "The shaded job jar (default " + Cluster.JOB_JAR + ").")
-  Path jar;
-
-  @Option(
-      names = "--parallelism",
-      defaultValue = "2",
-      description = "Parallelism of every job (default ${DEFAULT-VALUE}).")
-  int parallelism;
+  @Mixin JobJarOptions jobJarOptions;
 
   /** One kill: what, when, and how long until it served again. */
   record Kill(
@@ -160,8 +151,8 @@ final class ClusterChaosCommand extends DemoCommand {
     Path summary = summaryFile != null ? summaryFile : chaosDir.resolve("summary.txt");
     t0 = System.nanoTime();
     jobKeys = config.keys(defaults);
-    jobJar = jar != null ? jar : tools.home().resolve(Cluster.JOB_JAR);
-    Map<String, String> jobs = cluster.submit(jobKeys, jobJar, parallelism);
+    jobJar = jobJarOptions.jar(tools);
+    Map<String, String> jobs = cluster.submit(jobKeys, jobJar, jobJarOptions.parallelism);
     stack = new ClusterStack(cluster.requireUp(), jobs);
     adapter =
         new Adapter(
@@ -431,7 +422,7 @@ final class ClusterChaosCommand extends DemoCommand {
     }
     lastRestore.putAll(from);
     cluster.requireUp().setSavepoints(from);
-    Map<String, String> again = cluster.submit(jobKeys, jobJar, parallelism);
+    Map<String, String> again = cluster.submit(jobKeys, jobJar, jobJarOptions.parallelism);
     stack.resubmitted(again);
     List<String> points = new ArrayList<>();
     from.forEach((k, v) -> points.add(k + " <- " + v.replaceAll(".*/([^/]+/chk-\\d+)/?$", "$1")));

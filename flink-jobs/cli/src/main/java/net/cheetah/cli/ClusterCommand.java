@@ -1,6 +1,5 @@
 package net.cheetah.cli;
 
-import java.nio.file.Path;
 import java.util.concurrent.Callable;
 import net.cheetah.config.CheetahConfig;
 import net.cheetah.jobs.ConfigOptions;
@@ -113,17 +112,7 @@ final class ClusterCommand implements Callable<Integer> {
         "flink.savepoint-dir and flink.parallelism set for the cluster."
       })
   static final class Submit implements Callable<Integer> {
-    @Option(
-        names = "--jar",
-        paramLabel = "FILE",
-        description = "The shaded job jar (default " + Cluster.JOB_JAR + ", built by setup).")
-    Path jar;
-
-    @Option(
-        names = "--parallelism",
-        defaultValue = "2",
-        description = "Parallelism of every job (default ${DEFAULT-VALUE}).")
-    int parallelism;
+    @Mixin JobJarOptions jobJar;
 
     @Mixin ConfigOptions config;
 
@@ -131,11 +120,7 @@ final class ClusterCommand implements Callable<Integer> {
     public Integer call() throws Exception {
       CheetahConfig cfg = config.load();
       Tools tools = Tools.fromEnvironment();
-      cluster(cfg)
-          .submit(
-              config.keys(java.util.Map.of()),
-              jar != null ? jar : tools.home().resolve(Cluster.JOB_JAR),
-              parallelism);
+      cluster(cfg).submit(config.keys(java.util.Map.of()), jobJar.jar(tools), jobJar.parallelism);
       return 0;
     }
   }

@@ -18,6 +18,7 @@ import org.apache.kafka.clients.admin.OffsetSpec;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.TopicPartitionInfo;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 
 /**
@@ -56,17 +57,7 @@ final class ClusterDemoCommand extends DemoCommand {
               + " ${DEFAULT-VALUE}, about a fifth of the workload): NetFlow is flowing.")
   long killAtRecords;
 
-  @Option(
-      names = "--jar",
-      paramLabel = "FILE",
-      description = "The shaded job jar (default " + Cluster.JOB_JAR + ").")
-  Path jar;
-
-  @Option(
-      names = "--parallelism",
-      defaultValue = "2",
-      description = "Parallelism of every job (default ${DEFAULT-VALUE}).")
-  int parallelism;
+  @Mixin JobJarOptions jobJar;
 
   private volatile Cluster cluster;
   private volatile ClusterStack stack;
@@ -102,10 +93,7 @@ final class ClusterDemoCommand extends DemoCommand {
     wipe(data);
     long t0 = System.nanoTime();
     Map<String, String> jobs =
-        cluster.submit(
-            config.keys(defaults),
-            jar != null ? jar : tools.home().resolve(Cluster.JOB_JAR),
-            parallelism);
+        cluster.submit(config.keys(defaults), jobJar.jar(tools), jobJar.parallelism);
     stack = new ClusterStack(cluster.requireUp(), jobs);
     return run(cfg, tools, data, stack, t0);
   }
