@@ -93,8 +93,9 @@ public record CheetahConfig(
                 "detection.first-record-hold-ms",
                 "0",
                 "how long a flows.v1 partition without any record yet holds event time back before"
-                    + " it counts as idle (its first records would come late after that); 0: the"
-                    + " idle advance, or the out-of-orderness when that is off")
+                    + " it counts as idle, from the job's start and again from another partition's"
+                    + " first record (its first records would come late after that); 0: the idle"
+                    + " advance, or the out-of-orderness when that is off")
             .check(v -> v >= 0, ">= 0");
     public static final List<Key<?>> KEYS =
         List.of(

@@ -22,10 +22,14 @@ public final class CheetahPipeline {
 
   /** Event time of a flow record is its end: when the exporter could first report it. */
   public static WatermarkStrategy<Flow> flowWatermarks(Detection d) {
+    IdleAdvancingWatermarks.FirstRecords firstRecords = new IdleAdvancingWatermarks.FirstRecords();
     return WatermarkStrategy.<Flow>forGenerator(
             c ->
                 new IdleAdvancingWatermarks<>(
-                    d.outOfOrdernessMs(), d.idleAdvanceMs(), d.effectiveFirstRecordHoldMs()))
+                    d.outOfOrdernessMs(),
+                    d.idleAdvanceMs(),
+                    d.effectiveFirstRecordHoldMs(),
+                    firstRecords))
         .withTimestampAssigner((f, ts) -> f.endMs());
   }
 

@@ -1,5 +1,7 @@
 package net.cheetah.jobs.flink;
 
+import java.io.Serializable;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.LongSupplier;
 import org.apache.flink.api.common.eventtime.Watermark;
 import org.apache.flink.api.common.eventtime.WatermarkGenerator;
@@ -16,8 +18,11 @@ import org.apache.flink.api.common.eventtime.WatermarkOutput;
  * records to every partition at once), and marking it idle at once lets the split read first drive
  * event time alone, so the others' records come late and flows spanning them are cut. The hold is
  * {@code idleMs}, or the out-of-orderness bound when the advance is off (a hold of 0 would mark it
- * idle at once), unless given apart (detection.first-record-hold-ms): a hold shorter than the time
- * from a job's start to its first records has that effect too.
+ * idle at once), unless given apart (detection.first-record-hold-ms). The hold runs from the
+ * generator's start, and again from each first record of another split of the same reader ({@link
+ * FirstRecords}): a job started long before its input marks every split idle, and when the input
+ * comes (a transaction fills every partition at once) the splits read later are held for again
+ * until their own first records, instead of letting the split read first drive event time alone.
  */
 public final class IdleAdvancingWatermarks<T> implements WatermarkGenerator<T> {
   private final long outOfOrdernessMs;
@@ -26,9 +31,29 @@ public final class IdleAdvancingWatermarks<T> implements WatermarkGenerator<T> {
   private final LongSupplier clock;
   private long maxTs = Long.MIN_VALUE + 1;
   private long lastEventWallMs;
+  private final long startWallMs;
+  private final FirstRecords firstRecords;
+  private boolean idle;
 
-  public IdleAdvancingWatermarks(long outOfOrdernessMs, long idleMs, long firstRecordHoldMs) {
-    this(outOfOrdernessMs, idleMs, firstRecordHoldMs, System::currentTimeMillis);
+  /**
+   * When a split of one source reader last had its first record: shared by the generators the
+   * reader creates for its splits (one instance per deserialised strategy, so per subtask).
+   */
+  public static final class FirstRecords implements Serializable {
+    private static final long serialVersionUID = 1L;
+    private transient AtomicLong latestWallMs;
+
+    synchronized AtomicLong latest() {
+      if (latestWallMs == null) {
+        latestWallMs = new AtomicLong(Long.MIN_VALUE);
+      }
+      return latestWallMs;
+    }
+  }
+
+  public IdleAdvancingWatermarks(
+      long outOfOrdernessMs, long idleMs, long firstRecordHoldMs, FirstRecords firstRecords) {
+    this(outOfOrdernessMs, idleMs, firstRecordHoldMs, firstRecords, System::currentTimeMillis);
   }
 
   /** With the hold of a split without records being {@code idleMs} (or the bound, when 0). */
@@ -36,28 +61,52 @@ public final class IdleAdvancingWatermarks<T> implements WatermarkGenerator<T> {
     this(outOfOrdernessMs, idleMs, idleMs > 0 ? idleMs : outOfOrdernessMs, clock);
   }
 
-  /** With the wall clock given (tests). */
+  /** With the wall clock given (tests), and no other split. */
   public IdleAdvancingWatermarks(
       long outOfOrdernessMs, long idleMs, long firstRecordHoldMs, LongSupplier clock) {
+    this(outOfOrdernessMs, idleMs, firstRecordHoldMs, new FirstRecords(), clock);
+  }
+
+  /** With the splits' shared first records and the wall clock given (tests). */
+  public IdleAdvancingWatermarks(
+      long outOfOrdernessMs,
+      long idleMs,
+      long firstRecordHoldMs,
+      FirstRecords firstRecords,
+      LongSupplier clock) {
     this.outOfOrdernessMs = outOfOrdernessMs;
     this.idleMs = idleMs;
     this.firstRecordHoldMs = firstRecordHoldMs;
+    this.firstRecords = firstRecords;
     this.clock = clock;
-    this.lastEventWallMs = clock.getAsLong();
+    this.startWallMs = clock.getAsLong();
+    this.lastEventWallMs = startWallMs;
   }
 
   @Override
   public void onEvent(T event, long ts, WatermarkOutput out) {
+    long now = clock.getAsLong();
+    if (maxTs == Long.MIN_VALUE + 1) {
+      firstRecords.latest().accumulateAndGet(now, Math::max);
+    }
     maxTs = Math.max(maxTs, ts);
-    lastEventWallMs = clock.getAsLong();
+    lastEventWallMs = now;
   }
 
   @Override
   public void onPeriodicEmit(WatermarkOutput out) {
-    long silentMs = clock.getAsLong() - lastEventWallMs;
+    long now = clock.getAsLong();
+    long silentMs = now - lastEventWallMs;
     if (maxTs == Long.MIN_VALUE + 1) {
-      if (silentMs > firstRecordHoldMs) {
+      long heldSince = Math.max(startWallMs, firstRecords.latest().get());
+      if (now - heldSince > firstRecordHoldMs) {
         out.markIdle();
+        idle = true;
+      } else if (idle) {
+        // Another split has just had its first record: hold event time again (the lowest
+        // watermark makes this split active again without moving anything).
+        out.emitWatermark(new Watermark(Long.MIN_VALUE));
+        idle = false;
       }
       return;
     }

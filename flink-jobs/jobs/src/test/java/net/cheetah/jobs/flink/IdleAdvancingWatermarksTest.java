@@ -61,6 +61,36 @@ class IdleAdvancingWatermarksTest {
   }
 
   @Test
+  void aSplitMarkedIdleIsHeldForAgainWhenAnotherSplitHasItsFirstRecord() {
+    // The softflowd test's flake: the jobs start long before the first flows; both partitions
+    // are idle by then; the first transaction fills both, and the one read first must not drive
+    // event time alone while the other's first records are a fetch away.
+    var shared = new IdleAdvancingWatermarks.FirstRecords();
+    var p0 = new IdleAdvancingWatermarks<String>(10_000, 2_000, 2_000, shared, () -> now);
+    var p1 = new IdleAdvancingWatermarks<String>(10_000, 2_000, 2_000, shared, () -> now);
+    Out out0 = new Out();
+    Out out1 = new Out();
+    now += 30_000;
+    p0.onPeriodicEmit(out0);
+    p1.onPeriodicEmit(out1);
+    assertThat(out0.idle).as("30 s without input, hold 2 s").isTrue();
+    assertThat(out1.idle).isTrue();
+    p0.onEvent("flow", 7_000_000, out0);
+    p0.onPeriodicEmit(out0);
+    p1.onPeriodicEmit(out1);
+    assertThat(out0.marks).containsExactly(7_000_000L - 10_000 - 1);
+    assertThat(out1.idle).as("p0's first record: p1 holds again").isFalse();
+    assertThat(out1.marks).containsExactly(Long.MIN_VALUE);
+    now += 2_000;
+    p1.onPeriodicEmit(out1);
+    assertThat(out1.idle).as("2 s after p0's first record, not more").isFalse();
+    assertThat(out1.marks).as("held, not re-emitted").hasSize(1);
+    now += 1;
+    p1.onPeriodicEmit(out1);
+    assertThat(out1.idle).as("no record of its own 2 s after: idle (a quiet link)").isTrue();
+  }
+
+  @Test
   void aHoldGivenApartOutlastsTheIdleAdvance() {
     // The demo: its jobs wait ~30 s for the first flows (the probe runs first); a split marked
     // idle by then lets the other partition's first transaction drive event time alone.
