@@ -123,6 +123,7 @@ def http(
     params: Mapping[str, str] | None = None,
     headers: Mapping[str, str] | None = None,
     path: str = "/",
+    timeout: float = 30,
 ) -> Response:
     """GET when there is no body, POST otherwise; never raises on HTTP errors."""
     all_params = dict(params or {})
@@ -134,7 +135,7 @@ def http(
     for name, value in (headers or {}).items():
         request.add_header(name, value)
     try:
-        with urllib.request.urlopen(request, timeout=30) as response:
+        with urllib.request.urlopen(request, timeout=timeout) as response:
             return Response(response.status, dict(response.headers), response.read())
     except urllib.error.HTTPError as exc:
         return Response(exc.code, dict(exc.headers), exc.read())
