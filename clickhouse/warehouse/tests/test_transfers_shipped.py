@@ -109,8 +109,8 @@ def broker(tmp_path: Path) -> Iterator[KafkaBroker]:
         yield started
 
 
-@pytest.mark.skipif(shutil.which("iperf3") is None, reason="iperf3 is not installed (./cheetah setup installs it)")
 def test_shipped_iperf3_runs_are_stored_once_and_the_bad_part_is_rejected(broker: KafkaBroker, tmp_path: Path) -> None:
+    assert shutil.which("iperf3"), "iperf3 is not installed (./cheetah setup installs it, pinned)"
     runs = [iperf3_run("256K"), iperf3_run("128K")]  # one after the other: different start seconds
     log = tmp_path / "runs.json"
     log.write_text(runs[0] + BAD + runs[1])

@@ -78,8 +78,8 @@ def free_port() -> int:
 
 
 
-@pytest.mark.skipif(shutil.which("iperf3") is None, reason="iperf3 is not installed (./cheetah setup installs it)")
 def test_real_iperf3_over_loopback_is_shipped(tmp_path: Path) -> None:
+    assert shutil.which("iperf3"), "iperf3 is not installed (./cheetah setup installs it, pinned)"
     port = free_port()
     server = subprocess.Popen(["iperf3", "-s", "-1", "-B", "127.0.0.1", "-p", str(port)],
                               stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
