@@ -33,9 +33,20 @@ READY = re.compile(r"^up: ready\. NetFlow/IPFIX -> udp://127\.0\.0\.1:(\d+) \| w
 
 
 def free_port(kind: int = socket.SOCK_STREAM) -> int:
-    with socket.socket(socket.AF_INET, kind) as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
+    return free_ports(kind)[0]
+
+
+def free_ports(*kinds: int) -> list[int]:
+    """One free loopback port per socket kind, all distinct: every socket stays bound until all
+    are chosen, since the OS may offer a port it has just offered again."""
+    held = [socket.socket(socket.AF_INET, kind) for kind in kinds]
+    try:
+        for s in held:
+            s.bind(("127.0.0.1", 0))
+        return [int(s.getsockname()[1]) for s in held]
+    finally:
+        for s in held:
+            s.close()
 
 
 @dataclass
@@ -146,14 +157,15 @@ def _children(pid: int) -> list[int]:
 
 def start_stack(data_dir: Path, log_path: Path, settings: dict[str, str]) -> Stack:
     """`cheetah up` with every port free and chosen here, and `settings` as --set overrides."""
-    ports = {
-        "kafka.port": free_port(),
-        "kafka.controller-port": free_port(),
-        "flink.rest-port": free_port(),
-        "netflow.udp-port": free_port(socket.SOCK_DGRAM),
-        "netflow.metrics-port": free_port(),
-        "warehouse.http-port": free_port(),
+    kinds = {
+        "kafka.port": socket.SOCK_STREAM,
+        "kafka.controller-port": socket.SOCK_STREAM,
+        "flink.rest-port": socket.SOCK_STREAM,
+        "netflow.udp-port": socket.SOCK_DGRAM,
+        "netflow.metrics-port": socket.SOCK_STREAM,
+        "warehouse.http-port": socket.SOCK_STREAM,
     }
+    ports = dict(zip(kinds, free_ports(*kinds.values())))
     sets = {**{k: str(v) for k, v in ports.items()}, "data-dir": str(data_dir), **settings}
     command = shlex.split(os.environ.get("CHEETAH_UP_CMD", "")) or [str(REPO / "cheetah"), "up"]
     argv = command + [a for k, v in sets.items() for a in ("--set", f"{k}={v}")]

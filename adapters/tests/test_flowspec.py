@@ -13,24 +13,15 @@ import pytest
 
 from cheetah_adapters.targets.flowspec import FlowspecConfig, FlowspecDevice
 from tests.bgp_speakers import BIN, Speakers, start_speakers
+from tests.cheetah_up import free_ports
 from tests.conftest import Harness
 from tests.refusals import assert_refused_and_nothing_applied, refused_commands
 from tests.signer import Signer, now_ms
 
 
-def free_ports(n: int) -> list[int]:
-    sockets = [socket.socket() for _ in range(n)]
-    for s in sockets:
-        s.bind(("127.0.0.1", 0))
-    ports = [s.getsockname()[1] for s in sockets]
-    for s in sockets:
-        s.close()
-    return ports
-
-
 @pytest.fixture
 def speakers(tmp_path: Path) -> Iterator[Speakers]:
-    started = start_speakers(tmp_path, free_ports(4))
+    started = start_speakers(tmp_path, free_ports(*[socket.SOCK_STREAM] * 4))
     try:
         yield started
     finally:

@@ -27,9 +27,20 @@ CACHE_DIR = TESTS_DIR.parent / ".test-cache" / f"kafka-{KAFKA_VERSION}"
 
 
 def free_port() -> int:
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as probe:
-        probe.bind(("127.0.0.1", 0))
-        return int(probe.getsockname()[1])
+    return free_ports(1)[0]
+
+
+def free_ports(n: int) -> list[int]:
+    """n distinct free loopback TCP ports: every probe stays bound until all are chosen, since the
+    OS may offer a port it has just offered again."""
+    held = [socket.socket(socket.AF_INET, socket.SOCK_STREAM) for _ in range(n)]
+    try:
+        for probe in held:
+            probe.bind(("127.0.0.1", 0))
+        return [int(probe.getsockname()[1]) for probe in held]
+    finally:
+        for probe in held:
+            probe.close()
 
 
 def broker_jars() -> Path:
@@ -73,7 +84,7 @@ class KafkaBroker:
 
 def start_broker(work_dir: Path, timeout: float = 90) -> KafkaBroker:
     jars = broker_jars()
-    port, controller_port = free_port(), free_port()
+    port, controller_port = free_ports(2)
     data_dir = work_dir / "kraft"
     properties = work_dir / "server.properties"
     properties.write_text(
