@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass
+from typing import Any
 
 from cheetah_dashboards.query_context import query_context_for
 from cheetah_dashboards.superset_api import SupersetApi
@@ -21,6 +22,9 @@ class ChartResult:
     chart_id: int
     rows: int
     error: str | None
+    # The rows of each query the chart ran (one list per query: two for a mixed chart), as the
+    # data API returned them after Superset's post-processing; the tests compare chart values.
+    data: tuple[list[dict[str, Any]], ...] = ()
 
     @property
     def ok(self) -> bool:
@@ -49,7 +53,7 @@ def check_chart(api: SupersetApi, dashboard: str, chart_id: int) -> ChartResult:
     if errors:
         return ChartResult(dashboard, name, chart_id, 0, str(errors[0])[:400])
     rows = min((len(r.get("data") or []) for r in results), default=0)
-    return ChartResult(dashboard, name, chart_id, rows, None)
+    return ChartResult(dashboard, name, chart_id, rows, None, tuple(list(r.get("data") or []) for r in results))
 
 
 def check_dashboards(api: SupersetApi) -> list[ChartResult]:
