@@ -1,7 +1,8 @@
 """The headless dashboard check on the demo dataset (issue 5), end to end with real services:
 the embedded warehouse on a copy of the demo data, Superset 6.1 (gunicorn), Chromium 156.
 
-One run (~2.5 min on 2 cores) checks the real bundles and a fixture bundle whose charts must
+One run (~3.5 min on 2 cores) checks the real bundles (the Throughput charts' values against
+hand-computed ones from the generated episode of clickhouse/queries/dashboards_check/) and a fixture bundle whose charts must
 fail (no rows; an SQL error), so the test also proves the check can fail and names the chart.
 """
 
