@@ -58,7 +58,7 @@ def test_the_throughput_episode_is_the_one_its_header_describes(warehouse: Runni
         "dtn2.site-a.check-fixture\tfalse\t1\t55000000\t55000000\t0\t0\t0\n"
         "dtn2.site-a.check-fixture\ttrue\t2\t50000000\t70000000\t0\t0\t0\n"
     )
-    assert query(warehouse.url, "SELECT kind, count() FROM alerts FINAL GROUP BY kind ORDER BY kind") == "forecast\t1\nprca\t2\n"
+    assert query(warehouse.url, "SELECT kind, count() FROM alerts FINAL GROUP BY kind ORDER BY kind") == "outside_band\t1\nprca\t2\n"
 
 
 def test_a_failing_file_is_reported_by_name(warehouse: RunningWarehouse, tmp_path: Path) -> None:

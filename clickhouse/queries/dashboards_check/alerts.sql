@@ -16,7 +16,7 @@ SELECT
     expected
 FROM values(
     'id String, kind String, src String, dst String, minute UInt32, severity String, message String, value Float64, expected Float64',
-    ('check-fixture-1', 'forecast', 'dtn1.site-a.check-fixture', 'dtn1.site-b.check-fixture', 1210, 'warning',
+    ('check-fixture-1', 'outside_band', 'dtn1.site-a.check-fixture', 'dtn1.site-b.check-fixture', 1210, 'warning',
      'observed 600 Mbit/s outside the forecast band (300 Mbit/s)', 600e6, 300e6),
     ('check-fixture-2', 'prca', 'dtn2.site-a.check-fixture', 'dtn2.site-b.check-fixture', 310, 'warning',
      'slow against the peers (median 60 Mbit/s, reference 350 Mbit/s): receiver disk saturated', 60e6, 350e6),
