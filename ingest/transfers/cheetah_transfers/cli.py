@@ -96,7 +96,15 @@ def main(argv: list[str] | None = None) -> int:
                     " iperf3 gives the CPU use of both ends, sysstat each host's CPU, disk and NIC use")
     ap.add_argument("--server-address", default="",
                     help="gridftp: the server's address, used instead of the log's HOST name")
+    ap.add_argument("--as-host", default="", metavar="HOST",
+                    help="sysstat: the host the samples are of, as the transfer logs name it (iperf3 logs"
+                    " addresses, e.g. 10.0.2.1); the PRCA matches samples to transfers by it (default:"
+                    " sadf's nodename)")
     a = ap.parse_args(argv)
+    if a.format == "sysstat" and not a.hosts:
+        ap.error("sysstat gives host samples only: say where they go with --hosts FILE")
+    if a.as_host and a.format != "sysstat":
+        ap.error("--as-host is for sysstat samples (the other formats name their hosts)")
     if a.kafka_config and not a.kafka:
         ap.error("--kafka-config needs --kafka BOOTSTRAP")
     if a.out is None:
@@ -121,7 +129,11 @@ def main(argv: list[str] | None = None) -> int:
             unreadable += 1
             total.rejects.append(reject("unreadable_file", f"cannot read: {e.strerror}; check the path", "", str(path), 0))
             continue
-        total.extend(parse(a.format, text, str(path), a.server_address))
+        parsed = parse(a.format, text, str(path), a.server_address)
+        if a.as_host:
+            for sample in parsed.host_samples:
+                sample["host"] = a.as_host
+        total.extend(parsed)
     write_lines(a.out, total.records, sys.stdout)
     write_lines(a.rejects, total.rejects, sys.stderr)
     if a.hosts:

@@ -120,3 +120,23 @@ def test_live_sadc_and_sadf_shipped_by_the_command(tmp_path: Path) -> None:
     for r in rows:
         assert 0 <= float(r["cpu_percent"]) <= 100 and r["nic_percent"] != "" and r["nic_bps"] == "0.0"
     assert not (tmp_path / "records.jsonl").exists() or (tmp_path / "records.jsonl").read_text() == ""
+
+
+def test_as_host_names_the_samples_as_the_transfer_logs_do(tmp_path: Path) -> None:
+    """iperf3 logs addresses, sadf a nodename: --as-host makes the samples match the transfers."""
+    sa = tmp_path / "sadf.json"
+    sa.write_text(REAL)
+    hosts = tmp_path / "hosts.csv"
+    assert main(["sysstat", str(sa), "--hosts", str(hosts), "--as-host", "10.0.2.1"]) == 0
+    rows = list(csv.DictReader(hosts.open()))
+    assert rows and {r["host"] for r in rows} == {"10.0.2.1"}
+
+
+def test_sysstat_without_hosts_is_refused_rather_than_dropped(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    sa = tmp_path / "sadf.json"
+    sa.write_text(REAL)
+    with pytest.raises(SystemExit) as e:
+        main(["sysstat", str(sa)])
+    assert e.value.code == 2 and "--hosts FILE" in capsys.readouterr().err
+    with pytest.raises(SystemExit):
+        main(["iperf3", str(sa), "--as-host", "10.0.2.1"])
