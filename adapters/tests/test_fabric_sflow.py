@@ -3,7 +3,8 @@ the real collector (ingest/goflow2's binary, flows to a file, counters as stdout
 h2 is paced from h1's port; its flow samples, placed on ports by fabric-up's map, name exactly the hops
 of the path that OVS's own port counters (`ovs-ofctl dump-ports`) show it took; its bytes scaled by the
 sampling rate estimate what that path carried; every inter-switch port sends counters, and the octets
-and utilisation from them agree with the port counters.
+and utilisation from them agree with the port counters. Last, the same data through flink-jobs/fabric's
+placement and counter rates (`./cheetah fabric sflow-links`) gives the same links and rates.
 """
 
 from __future__ import annotations
@@ -84,7 +85,24 @@ def read_flows(data: bytes) -> list[dict[int, Any]]:
 
 
 # goflow2's pb/flow.proto field numbers
-SAMPLING_RATE, BYTES, SAMPLER, IN_IF, OUT_IF, SRC_PORT, DST_PORT = 3, 9, 11, 18, 19, 21, 22
+SAMPLING_RATE, SRC_ADDR, DST_ADDR, BYTES, SAMPLER, IN_IF, OUT_IF, PROTO, SRC_PORT, DST_PORT = 3, 6, 7, 9, 11, 18, 19, 20, 21, 22
+
+
+def sflow_links(tmp: Path, fabric_file: Path, map_file: Path, flows: list[dict[int, Any]],
+                counter_lines: list[dict[str, Any]], window_ms: int) -> dict[str, Any]:
+    """`./cheetah fabric sflow-links` (flink-jobs/fabric's SflowPlacement and CounterRates) on what the
+    collector wrote."""
+    samples, counters = tmp / "samples.jsonl", tmp / "counters.jsonl"
+    samples.write_text("".join(json.dumps({
+        "agent": socket.inet_ntoa(f[SAMPLER]), "in_if": f[IN_IF], "out_if": f[OUT_IF], "bytes": f[BYTES],
+        "sampling_rate": f[SAMPLING_RATE], "src": socket.inet_ntoa(f[SRC_ADDR]), "dst": socket.inet_ntoa(f[DST_ADDR]),
+        "src_port": f[SRC_PORT], "dst_port": f[DST_PORT], "proto": f[PROTO]}) + "\n" for f in flows))
+    counters.write_text("".join(json.dumps(e) + "\n" for e in counter_lines))
+    done = subprocess.run([str(REPO / "cheetah"), "fabric", "sflow-links", str(fabric_file), "--map", str(map_file),
+                           "--samples", str(samples), "--counters", str(counters), "--window-ms", str(window_ms)],
+                          capture_output=True, text=True, timeout=600)
+    assert done.returncode == 0, done.stderr[-2000:]
+    return json.loads(done.stdout.splitlines()[-1])
 
 
 def _tx(switches: FabricSwitches, switch: str) -> dict[int, int]:
@@ -214,5 +232,31 @@ def test_sflow_through_the_collector_places_the_flow_on_its_path_and_measures_th
     sent_rate = counted * 8 / sending_s
     assert abs(utilisation - sent_rate) <= 0.10 * sent_rate, (utilisation, sent_rate, inside)
     assert not [e for e in lines if e["event"] == "rejected"]
+
+    # 4. The same through flink-jobs/fabric's placement and counter rates (./cheetah fabric sflow-links): the
+    # flow is measured on exactly the four links of its path, with the estimate above on the up-link, and the
+    # up-link's utilisation over the intervals inside the sending window agrees with the sending rate.
+    fabric_file = tmp_path / "leaf-spine.yaml"
+    fabric_file.write_text(docs_example())
+    map_file = tmp_path / "sflow-map.json"
+    map_file.write_text(json.dumps(rows))
+    out = sflow_links(tmp_path, fabric_file, map_file, read_flows(flows_file.read_bytes()),
+                      [e for e in lines if e["event"] == "counters"], int(end_ms - start_ms))
+    # Refused: only the counters of the bridges' own local ports (OpenFlow port 65534), on no link.
+    unplaced = {int(m.group(1)) for r in out["refused"]
+                if (m := re.fullmatch(r"agent 127\.0\.0\.1 ifIndex (\d+) is on no link", r["reason"]))
+                and r["at"].startswith(str(tmp_path / "counters.jsonl"))}
+    assert len(unplaced) == 4 and not unplaced & set(port_of) and \
+        len(out["refused"]) == sum(1 for e in lines if e["event"] == "counters" and e["if_index"] in unplaced), out["refused"][:5]
+    flow = f"{H1}:{SPORT}>{H2}:{DPORT}/6"
+    up_link = f"leaf1:{up_port}>{spine}:1"
+    measured = {r["link"]: r["estimated_bytes"] for r in out["flows"] if r["flow"] == flow}
+    assert set(measured) == {"h1:0>leaf1:1", up_link, f"{spine}:2>leaf2:{leaf2_port}", "leaf2:1>h2:0"}, measured
+    assert abs(measured[up_link] - estimate) < 1  # the same samples, the same arithmetic (bit/s x window back to bytes)
+    spans = [u for u in out["utilisation"] if u["link"] == up_link
+             and start_ms + 500 <= u["from_ms"] and u["to_ms"] <= end_ms - 500]
+    assert len(spans) >= 2, out["utilisation"]
+    java_rate = sum(u["bps"] * (u["to_ms"] - u["from_ms"]) for u in spans) / sum(u["to_ms"] - u["from_ms"] for u in spans)
+    assert abs(java_rate - sent_rate) <= 0.10 * sent_rate, (java_rate, sent_rate, spans)
     print(f"samples {len(ours)} (leaf1 {len(at_leaf1)}), estimate {estimate} B vs {counted} B counted; "
-          f"utilisation {utilisation:.0f} bit/s vs sent {sent_rate:.0f} bit/s")
+          f"utilisation {utilisation:.0f} bit/s (sflow-links {java_rate:.0f}) vs sent {sent_rate:.0f} bit/s")
