@@ -50,8 +50,12 @@ func NewCountersPublisher(brokers []string, topic string, events *EventWriter, l
 	if len(brokers) == 0 {
 		return p, nil
 	}
-	client, err := kgo.NewClient(kgo.SeedBrokers(brokers...), kgo.ClientID("cheetah-goflow2-counters"),
-		kgo.DefaultProduceTopic(topic), kgo.RequiredAcks(kgo.AllISRAcks()))
+	security, err := kafkaSecurityOptions()
+	if err != nil {
+		return nil, err
+	}
+	client, err := kgo.NewClient(append([]kgo.Opt{kgo.SeedBrokers(brokers...), kgo.ClientID("cheetah-goflow2-counters"),
+		kgo.DefaultProduceTopic(topic), kgo.RequiredAcks(kgo.AllISRAcks())}, security...)...)
 	if err != nil {
 		return nil, fmt.Errorf("-counters.kafka.brokers %q: %w", strings.Join(brokers, ","), err)
 	}

@@ -151,6 +151,18 @@ func kafkaOptions() ([]kgo.Opt, error) {
 		}
 		opts = append(opts, kgo.ProducerBatchCompression(codec))
 	}
+	security, err := kafkaSecurityOptions()
+	if err != nil {
+		return nil, err
+	}
+	return append(opts, security...), nil
+}
+
+// kafkaSecurityOptions are the TLS and SASL settings of -transport.kafka.tls
+// and -transport.kafka.sasl: the collector is one Kafka principal, so every
+// franz-go client it opens (flows, sFlow counters) connects with them.
+func kafkaSecurityOptions() ([]kgo.Opt, error) {
+	var opts []kgo.Opt
 	if kafkaFlag("tls") == "true" {
 		cfg, err := kafkaTLS()
 		if err != nil {
