@@ -680,9 +680,9 @@ final class Cluster {
   // --- submit -------------------------------------------------------------------------------
 
   /**
-   * Uploads the shaded job jar and runs every streaming job of {@link StreamJob#stack()} from it
-   * through the JobManager's REST API, each from the savepoint {@code down} took if there is one;
-   * waits until they run.
+   * Uploads the shaded job jar and runs every streaming job of {@link
+   * StreamJob#stack(CheetahConfig)} from it through the JobManager's REST API, each from the
+   * savepoint {@code down} took if there is one; waits until they run.
    *
    * @param overrides the configuration the jobs run with (the user's --config file and --set, and a
    *     command's defaults), written with the cluster's own keys into DATA/cluster/jobs.properties
@@ -695,7 +695,7 @@ final class Cluster {
           "the job jar " + jar + " is missing: ./cheetah setup builds it (flink-jobs/jobs)");
     }
     FlinkRest rest = new FlinkRest(s.data().restUrl());
-    List<String> names = StreamJob.stack().stream().map(StreamJob::name).toList();
+    List<String> names = StreamJob.stack(cfg).stream().map(StreamJob::name).toList();
     List<String> running =
         rest.jobs().stream()
             .filter(j -> names.contains(j.name()) && !FlinkRest.ENDED.contains(j.state()))

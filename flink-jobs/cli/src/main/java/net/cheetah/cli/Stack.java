@@ -64,7 +64,7 @@ final class Stack implements AutoCloseable, RunningStack {
 
   /** Cheetah's jobs in pipeline order; each is built when submitted, once the broker runs. */
   private List<FlinkJobs.Job> pipeline() {
-    return StreamJob.stack().stream()
+    return StreamJob.stack(cfg).stream()
         .map(job -> new FlinkJobs.Job(job.name(), env -> job.addTo(env, settings())))
         .toList();
   }

@@ -74,6 +74,9 @@ class KafkaPrincipalsTest {
             "TOPIC LITERAL flows.goflow2.v1 DESCRIBE",
             "TOPIC LITERAL flows.rejected.v1 WRITE",
             "TOPIC LITERAL flows.rejected.v1 DESCRIBE",
+            // sFlow interface counters (docs/FABRIC.md, "Through the collector").
+            "TOPIC LITERAL snmp.counters.v1 WRITE",
+            "TOPIC LITERAL snmp.counters.v1 DESCRIBE",
             "TRANSACTIONAL_ID PREFIXED cheetah-collector WRITE",
             "TRANSACTIONAL_ID PREFIXED cheetah-collector DESCRIBE");
   }

@@ -972,7 +972,10 @@ public record CheetahConfig(
       double elephantShare,
       ReroutePolicy policy,
       long holdMs,
-      long returnHoldMs)
+      long returnHoldMs,
+      String topologyFile,
+      String sflowMapFile,
+      long flowIdleMs)
       implements Serializable {
     public static final Key<Double> UTILISATION_THRESHOLD =
         Key.number(
@@ -1003,8 +1006,34 @@ public record CheetahConfig(
                 "30000",
                 "a flow moved is not moved back onto a path it left for this long (>= hold-ms)")
             .check(v -> v >= 0, ">= 0");
+    public static final Key<String> TOPOLOGY_FILE =
+        Key.text(
+            "fabric.topology-file",
+            "",
+            "the fabric's topology file (docs/FABRIC.md); empty: the fabric job does not run");
+    public static final Key<String> SFLOW_MAP_FILE =
+        Key.text(
+            "fabric.sflow-map-file",
+            "",
+            "the sflow-map.json of ./cheetah fabric-up --sflow, placing sFlow ports on the"
+                + " fabric; required with fabric.topology-file");
+    public static final Key<Long> FLOW_IDLE_MS =
+        Key.whole(
+                "fabric.flow-idle-ms",
+                "5000",
+                "a rerouted flow without sFlow samples for this long (event time) has its"
+                    + " reroute removed")
+            .check(v -> v >= 1, ">= 1");
     public static final List<Key<?>> KEYS =
-        List.of(UTILISATION_THRESHOLD, ELEPHANT_SHARE, POLICY, HOLD_MS, RETURN_HOLD_MS);
+        List.of(
+            UTILISATION_THRESHOLD,
+            ELEPHANT_SHARE,
+            POLICY,
+            HOLD_MS,
+            RETURN_HOLD_MS,
+            TOPOLOGY_FILE,
+            SFLOW_MAP_FILE,
+            FLOW_IDLE_MS);
 
     public Fabric {
       UTILISATION_THRESHOLD.require(utilisationThreshold);
@@ -1012,6 +1041,15 @@ public record CheetahConfig(
       POLICY.require(Objects.requireNonNull(policy, POLICY.name()));
       HOLD_MS.require(holdMs);
       RETURN_HOLD_MS.require(returnHoldMs);
+      Objects.requireNonNull(topologyFile, TOPOLOGY_FILE.name());
+      Objects.requireNonNull(sflowMapFile, SFLOW_MAP_FILE.name());
+      FLOW_IDLE_MS.require(flowIdleMs);
+      require(
+          topologyFile.isBlank() == sflowMapFile.isBlank(),
+          TOPOLOGY_FILE
+              + " and "
+              + SFLOW_MAP_FILE
+              + " go together: the fabric job needs both (or neither, and it does not run)");
       require(
           returnHoldMs >= holdMs,
           RETURN_HOLD_MS + " must be >= " + HOLD_MS + " (" + holdMs + "), got " + returnHoldMs);
@@ -1023,7 +1061,15 @@ public record CheetahConfig(
           v.get(ELEPHANT_SHARE),
           v.get(POLICY),
           v.get(HOLD_MS),
-          v.get(RETURN_HOLD_MS));
+          v.get(RETURN_HOLD_MS),
+          v.get(TOPOLOGY_FILE),
+          v.get(SFLOW_MAP_FILE),
+          v.get(FLOW_IDLE_MS));
+    }
+
+    /** Whether the fabric job runs: a topology file is configured (docs/FABRIC.md, "The job"). */
+    public boolean jobConfigured() {
+      return !topologyFile.isBlank();
     }
   }
 

@@ -17,11 +17,11 @@ import java.util.Optional;
  * reset; a 64-bit counter does not wrap in practice (2^64 octets is 47 years at 100 Gb/s), so it is
  * a reset.
  */
-public final class CounterRates {
+public final class CounterRates implements java.io.Serializable {
   /** Why a sample gave no rate (or empty when it gave one). */
   public record Rate(Optional<Double> bps, String reason) {}
 
-  private record Last(long atMs, long octets) {}
+  private record Last(long atMs, long octets) implements java.io.Serializable {}
 
   private final Map<String, Last> last = new HashMap<>();
 

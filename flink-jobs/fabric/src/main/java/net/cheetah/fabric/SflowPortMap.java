@@ -22,9 +22,11 @@ public final class SflowPortMap implements Serializable {
   public record Entry(String agent, long ifIndex, Port port) implements Serializable {}
 
   private final Map<String, Port> ports;
+  private final java.util.Set<String> agents;
 
-  private SflowPortMap(Map<String, Port> ports) {
+  private SflowPortMap(Map<String, Port> ports, java.util.Set<String> agents) {
     this.ports = Map.copyOf(ports);
+    this.agents = java.util.Set.copyOf(agents);
   }
 
   private static String key(String agent, long ifIndex) {
@@ -63,7 +65,9 @@ public final class SflowPortMap implements Serializable {
         throw new FabricException(where + ": port " + e.port() + " is named twice");
       }
     }
-    return new SflowPortMap(byKey);
+    java.util.Set<String> agents = new java.util.HashSet<>();
+    entries.forEach(e -> agents.add(e.agent()));
+    return new SflowPortMap(byKey, agents);
   }
 
   /** Reads the JSON {@code fabric-up} writes: a list of {agent, if_index, switch, port}. */
@@ -99,6 +103,11 @@ public final class SflowPortMap implements Serializable {
     } catch (FabricException e) {
       throw new FabricException(file + ": " + e.getMessage());
     }
+  }
+
+  /** Whether {@code agent} is one of the map's sFlow agents. */
+  public boolean hasAgent(String agent) {
+    return agents.contains(agent);
   }
 
   /** The switch port an agent names by {@code ifIndex}, if it is in the map. */

@@ -82,13 +82,14 @@ public final class JobMain {
       for (StreamJob j : StreamJob.stack()) {
         out.println("  " + j.name());
       }
+      out.println("  " + FabricJob.NAME + " (only with fabric.topology-file, docs/FABRIC.md)");
       return Optional.empty();
     }
     if (m.job == null) {
       throw new IllegalArgumentException("--job NAME is required; jobs: " + names());
     }
     StreamJob job =
-        StreamJob.stack().stream()
+        StreamJob.all().stream()
             .filter(j -> j.name().equals(m.job))
             .findFirst()
             .orElseThrow(
@@ -116,7 +117,7 @@ public final class JobMain {
   }
 
   private static String names() {
-    List<String> names = StreamJob.stack().stream().map(StreamJob::name).toList();
+    List<String> names = StreamJob.all().stream().map(StreamJob::name).toList();
     return String.join(", ", names);
   }
 }

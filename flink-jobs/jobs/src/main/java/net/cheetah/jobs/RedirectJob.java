@@ -14,6 +14,7 @@ import net.cheetah.jobs.redirects.EncodedDecision;
 import net.cheetah.jobs.redirects.RedirectCommands;
 import net.cheetah.jobs.redirects.RedirectFunction;
 import net.cheetah.jobs.redirects.RedirectKeys;
+import net.cheetah.jobs.redirects.RedirectSinks;
 import net.cheetah.jobs.redirects.Sightings;
 import net.cheetah.schemas.v1.RedirectCommand;
 import org.apache.flink.api.common.functions.OpenContext;
@@ -118,25 +119,7 @@ public final class RedirectJob implements StreamJob {
             .returns(TypeInformation.of(EncodedDecision.class))
             .name("encode and sign")
             .uid("encode");
-    decisions
-        .map(d -> new KeyedBytes(d.device(), d.decision()))
-        .returns(TypeInformation.of(KeyedBytes.class))
-        .name("decisions")
-        .uid("decisions")
-        .sinkTo(KafkaIO.atLeastOnceSink(bootstrap, Topics.REDIRECTS_DECISIONS))
-        .name("redirects.decisions.v1")
-        .uid("decisions-sink");
-    decisions
-        .filter(EncodedDecision::published)
-        .name("published only")
-        .uid("published")
-        .map(d -> new KeyedBytes(d.device(), d.command()))
-        .returns(TypeInformation.of(KeyedBytes.class))
-        .name("commands")
-        .uid("commands")
-        .sinkTo(KafkaIO.atLeastOnceSink(bootstrap, Topics.REDIRECTS_COMMANDS))
-        .name("redirects.commands.v1")
-        .uid("commands-sink");
+    RedirectSinks.publish(decisions, bootstrap);
   }
 
   /**

@@ -1,6 +1,8 @@
 package net.cheetah.jobs;
 
+import java.util.ArrayList;
 import java.util.List;
+import net.cheetah.config.CheetahConfig;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 
 /**
@@ -22,5 +24,24 @@ public interface StreamJob {
         new LinkStatsJob(),
         new ThresholdJob(),
         new RedirectJob());
+  }
+
+  /**
+   * The jobs that run with {@code config}: the stack, and the fabric job when {@code
+   * fabric.topology-file} is set (docs/FABRIC.md, "The job").
+   */
+  static List<StreamJob> stack(CheetahConfig config) {
+    List<StreamJob> jobs = new ArrayList<>(stack());
+    if (config.fabric().jobConfigured()) {
+      jobs.add(new FabricJob());
+    }
+    return List.copyOf(jobs);
+  }
+
+  /** Every job this jar can run: the stack and the jobs that run only when configured. */
+  static List<StreamJob> all() {
+    List<StreamJob> jobs = new ArrayList<>(stack());
+    jobs.add(new FabricJob());
+    return List.copyOf(jobs);
   }
 }
