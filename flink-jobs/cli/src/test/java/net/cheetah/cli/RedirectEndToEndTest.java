@@ -161,14 +161,18 @@ class RedirectEndToEndTest {
 
         // Two α flows of one /24 pair at the exporter: each isolated, one filter for the pair.
         // The end of the first comes last, so its removal shows every earlier decision is out.
+        // Each event waits for the commands of the one before: the events are keyed by flow, so
+        // they sit on different partitions, which the job may read in any order.
         send(
             producer,
             alpha(
                 "a-1", CheetahEventType.CHEETAH_EVENT_TYPE_START, 1, "198.18.1.10", "198.18.2.20"));
+        await(consumer, commands, 4);
         send(
             producer,
             alpha(
                 "a-2", CheetahEventType.CHEETAH_EVENT_TYPE_START, 1, "198.18.1.99", "198.18.2.5"));
+        await(consumer, commands, 5);
         send(
             producer,
             alpha("a-1", CheetahEventType.CHEETAH_EVENT_TYPE_END, 2, "198.18.1.10", "198.18.2.20"));
