@@ -21,6 +21,7 @@ public interface StreamJob {
         new CheetahJob(),
         new LinkStatsJob(),
         new ThresholdJob(),
-        new RedirectJob());
+        new RedirectJob(),
+        new ThroughputJob());
   }
 }
