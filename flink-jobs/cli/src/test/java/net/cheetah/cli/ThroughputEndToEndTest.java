@@ -57,7 +57,8 @@ import org.junit.jupiter.api.io.TempDir;
  *       [s, s + 22 s] of 1000 bytes (under 1% of the largest). One instance of 2 streams: (1) v/2 +
  *       v/2 = v; (2) 8·1.875·v / 15 s = v; (3) 8·1.875·v / 20 s = 0.75·v.
  *   <li>Transfers (iperf3, 20 s, [s, s + 21 s]): A → B 2 streams at 1.6 Gbit/s, C → D 8 streams at
- *       8 Gbit/s; in slot 7 both slow: 0.4 and 2 Gbit/s.
+ *       8 Gbit/s; in slot 7 both slow: 0.4 and 2 Gbit/s. A → B's transfers of slots 2 and 1 are
+ *       sent again (in slots 2 and 3), as a transfer log shipped twice would: they count once.
  * </ul>
  *
  * Forecast window 3, EWMA weight 0.7, band 2 sd, step window 2 (t ≥ 5, change ≥ 20%):
@@ -320,6 +321,13 @@ class ThroughputEndToEndTest {
           producer,
           Topics.TRANSFERS,
           transfer(C, D, 8, slow ? 5_000_000_000L : 20_000_000_000L, s));
+      // transfers.v1 is at least once (a log shipped again): repeats, before and after the
+      // original was taken, count once.
+      if (i == 2) {
+        send(producer, Topics.TRANSFERS, transfer(A, B, 2, 4_000_000_000L, s));
+      } else if (i == 3) {
+        send(producer, Topics.TRANSFERS, transfer(A, B, 2, 4_000_000_000L, s - 2 * SLOT));
+      }
     }
     producer.flush();
   }
