@@ -47,8 +47,10 @@ import org.junit.jupiter.api.io.TempDir;
  * mid-stream, without a savepoint, then started again on the same data directory): every expected
  * row and alert is read back exactly once, with values worked out by hand below.
  *
- * <p>The workload, 8 slots 10 minutes apart (yesterday from 10:00 UTC). Sites are /24s, so the
- * pairs A → B (10.0.1.1 → 10.0.2.1) and C → D (10.0.1.2 → 10.0.2.2) are peers.
+ * <p>One partition per topic, so that the job reads records in the order they are sent and no
+ * partition without records sits out of event time. The workload, 8 slots 10 minutes apart
+ * (yesterday from 10:00 UTC). Sites are /24s, so the pairs A → B (10.0.1.1 → 10.0.2.1) and C → D
+ * (10.0.1.2 → 10.0.2.2) are peers.
  *
  * <ul>
  *   <li>A → B flows in slot i, with v = 2.0, 2.2, 1.8, 2.0, 0.5, 0.5, 0.5, 0.5 Gbit/s: stream 1 [s,

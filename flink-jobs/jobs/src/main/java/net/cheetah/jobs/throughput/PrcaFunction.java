@@ -65,10 +65,10 @@ public final class PrcaFunction extends KeyedProcessFunction<String, Transfer, K
 
   @Override
   public void processElement(Transfer t, Context ctx, Collector<KeyedBytes> out) throws Exception {
-    // transfers.v1 is at least once: a transfer (hosts, tool, start) counts once.
+    // transfers.v1 is at least once: a transfer (hosts and start) counts once.
     for (ListState<Transfer> held : List.of(pending, kept)) {
       for (Transfer h : held.get()) {
-        if (h.startMs() == t.startMs() && h.pair().equals(t.pair()) && h.tool().equals(t.tool())) {
+        if (h.startMs() == t.startMs() && h.pair().equals(t.pair())) {
           return;
         }
       }

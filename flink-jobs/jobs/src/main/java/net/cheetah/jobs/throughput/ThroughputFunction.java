@@ -43,8 +43,8 @@ import org.apache.flink.util.OutputTag;
  * Instances are published in start order, so a pair's series sees them as the offline command
  * orders them. Transfers wait until event time reaches their end and are taken in start order. A
  * flow record arriving after its instance was published starts an instance of its own (counted as
- * lateFlowRecords). A transfer this pair had already (same tool and start: transfers.v1 is at least
- * once) is dropped (duplicateTransfers).
+ * lateFlowRecords). A transfer this pair had already (same start, as the warehouse keys it:
+ * transfers.v1 is at least once) is dropped (duplicateTransfers).
  *
  * <p>State per pair: the records of its open instances and unfinished transfers, and per series
  * (netflow, each tool) the latest {@link SeriesTracker#kept} observations and the EWMA.
@@ -130,19 +130,22 @@ public final class ThroughputFunction
   }
 
   /**
-   * Whether this pair has had this tool's transfer starting then already: transfers.v1 is at least
-   * once (a log shipped again sends its records again), and a transfer is its hosts, tool and
-   * start. Remembered as long as its series keeps it (throughput.history observations).
+   * Whether this pair has had a transfer starting then already: transfers.v1 is at least once (a
+   * log shipped again sends its records again), and a transfer is its hosts and start, as the
+   * warehouse's transfers table keys it. Remembered as long as a tool's series keeps it
+   * (throughput.history observations).
    */
   private boolean seen(Transfer t) throws Exception {
     for (Transfer p : transfers.get()) {
-      if (p.startMs() == t.startMs() && p.tool().equals(t.tool())) {
+      if (p.startMs() == t.startMs()) {
         return true;
       }
     }
-    SeriesState s = series.get(t.tool());
-    if (s != null) {
-      for (long ms : s.ms()) {
+    for (Map.Entry<String, SeriesState> e : series.entries()) {
+      if (e.getKey().equals(ThroughputAnalysis.NETFLOW)) {
+        continue;
+      }
+      for (long ms : e.getValue().ms()) {
         if (ms == t.startMs()) {
           return true;
         }

@@ -18,6 +18,8 @@ public final class ThroughputInputs {
   /** The stage of the records it refuses (flows.rejected.v1). */
   public static final String STAGE = "throughput";
 
+  private static final java.util.regex.Pattern WHITESPACE = java.util.regex.Pattern.compile("\\s");
+
   private ThroughputInputs() {}
 
   public static KafkaRecordDeserializationSchema<Either<KeyedBytes, ThroughputInput>> flows() {
@@ -40,6 +42,12 @@ public final class ThroughputInputs {
   public static Transfer transfer(net.cheetah.schemas.v1.Transfer t) throws Refused {
     if (t.getSrcHost().isBlank() || t.getDstHost().isBlank()) {
       throw new Refused("missing_host", "src_host and dst_host must both be set");
+    }
+    if (WHITESPACE.matcher(t.getSrcHost() + t.getDstHost()).find()) {
+      // A host pair's key is sender, newline, receiver: a host holds no white space.
+      throw new Refused(
+          "bad_host",
+          "host names hold no white space: '" + t.getSrcHost() + "', '" + t.getDstHost() + "'");
     }
     if (t.getTool().isBlank()) {
       throw new Refused("missing_tool", "tool must be set");

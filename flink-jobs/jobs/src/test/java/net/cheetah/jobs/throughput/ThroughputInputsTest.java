@@ -37,6 +37,9 @@ class ThroughputInputsTest {
         .isInstanceOf(Refused.class)
         .extracting(e -> ((Refused) e).reason())
         .isEqualTo("missing_host");
+    assertThatThrownBy(() -> ThroughputInputs.transfer(good().setSrcHost("dtn1\ndtn3").build()))
+        .extracting(e -> ((Refused) e).reason())
+        .isEqualTo("bad_host");
     assertThatThrownBy(() -> ThroughputInputs.transfer(good().setEndMs(500).build()))
         .extracting(e -> ((Refused) e).reason())
         .isEqualTo("end_before_start");
