@@ -1046,7 +1046,8 @@ public record CheetahConfig(
       double saturatedPercent,
       long peerWindowMs,
       int sitePrefixV4,
-      int history)
+      int history,
+      int pairTtlDays)
       implements Serializable {
     public static final Key<Long> INSTANCE_WINDOW_MS =
         Key.whole(
@@ -1142,6 +1143,13 @@ public record CheetahConfig(
                 "the throughput job keeps this many latest observations per series (diurnal fits,"
                     + " steps) and transfers per host pair (PRCA); older ones are forgotten")
             .check(v -> v >= 10, ">= 10");
+    public static final Key<Integer> PAIR_TTL_DAYS =
+        Key.integer(
+                "throughput.pair-ttl-days",
+                "8",
+                "the throughput job forgets a host pair's series after this many days (event time)"
+                    + " without an observation")
+            .check(v -> v >= 1, ">= 1");
     public static final List<Key<?>> KEYS =
         List.of(
             INSTANCE_WINDOW_MS,
@@ -1158,7 +1166,8 @@ public record CheetahConfig(
             SATURATED_PERCENT,
             PEER_WINDOW_MS,
             SITE_PREFIX_V4,
-            HISTORY);
+            HISTORY,
+            PAIR_TTL_DAYS);
 
     public Throughput {
       INSTANCE_WINDOW_MS.require(instanceWindowMs);
@@ -1176,6 +1185,7 @@ public record CheetahConfig(
       PEER_WINDOW_MS.require(peerWindowMs);
       SITE_PREFIX_V4.require(sitePrefixV4);
       HISTORY.require(history);
+      PAIR_TTL_DAYS.require(pairTtlDays);
     }
 
     static Throughput from(Values v) {
@@ -1194,7 +1204,8 @@ public record CheetahConfig(
           v.get(SATURATED_PERCENT),
           v.get(PEER_WINDOW_MS),
           v.get(SITE_PREFIX_V4),
-          v.get(HISTORY));
+          v.get(HISTORY),
+          v.get(PAIR_TTL_DAYS));
     }
 
     /** The defaults (tests and the offline command without --config). */

@@ -47,10 +47,13 @@ import org.apache.flink.util.OutputTag;
  * transfers.v1 is at least once) is dropped (duplicateTransfers).
  *
  * <p>State per pair: the records of its open instances and unfinished transfers, and per series
- * (netflow, each tool) the latest {@link SeriesTracker#kept} observations and the EWMA.
+ * (netflow, each tool) the latest {@link SeriesTracker#kept} observations and the EWMA, forgotten
+ * after throughput.pair-ttl-days of event time without an observation.
  */
 public final class ThroughputFunction
     extends KeyedProcessFunction<String, ThroughputInput, KeyedBytes> {
+  private static final long DAY_MS = 86_400_000L;
+
   public static final OutputTag<KeyedBytes> ALERTS =
       new OutputTag<>("alerts", TypeInformation.of(KeyedBytes.class));
 
@@ -64,6 +67,7 @@ public final class ThroughputFunction
   private transient MapState<String, SeriesState> series;
   private transient Counter lateFlowRecords;
   private transient Counter duplicateTransfers;
+  private transient Counter pairsExpired;
   private transient Counter instancesOut;
   private transient Counter transfersOut;
   private transient Counter alertsOut;
@@ -88,6 +92,7 @@ public final class ThroughputFunction
     var g = getRuntimeContext().getMetricGroup();
     lateFlowRecords = g.counter("lateFlowRecords");
     duplicateTransfers = g.counter("duplicateTransfers");
+    pairsExpired = g.counter("pairsExpired");
     instancesOut = g.counter("instancesOut");
     transfersOut = g.counter("transfersOut");
     alertsOut = g.counter("alertsOut");
@@ -126,6 +131,37 @@ public final class ThroughputFunction
     Long next = closeInstances(now, hosts, emit);
     if (next != null) {
       ctx.timerService().registerEventTimeTimer(next);
+    }
+    expire(now, ctx);
+  }
+
+  private static boolean any(Iterable<?> state) {
+    return state != null && state.iterator().hasNext();
+  }
+
+  /**
+   * Forgets the pair's series once throughput.pair-ttl-days of event time passed since its latest
+   * observation with nothing of it waiting; else looks again then (rounded up to a day, so that a
+   * pair has a few such timers at most).
+   */
+  private void expire(long now, OnTimerContext ctx) throws Exception {
+    long latest = Long.MIN_VALUE;
+    for (SeriesState s : series.values()) {
+      if (s.size() > 0) {
+        latest = Math.max(latest, s.ms()[s.size() - 1]);
+      }
+    }
+    if (latest == Long.MIN_VALUE) {
+      return;
+    }
+    long ttl = cfg.pairTtlDays() * DAY_MS;
+    boolean waiting = any(flows.get()) || any(transfers.get());
+    if (now >= latest + ttl && !waiting) {
+      series.clear();
+      pairsExpired.inc();
+    } else {
+      ctx.timerService()
+          .registerEventTimeTimer(Math.floorDiv(latest + ttl, DAY_MS) * DAY_MS + DAY_MS);
     }
   }
 
