@@ -29,7 +29,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from cheetah_adapters.fabric import Fabric, FabricError, load
-from cheetah_adapters.ovs import FabricSwitches, _run, start_fabric
+from cheetah_adapters.ovs import FabricSwitches, _run, delete_veths, start_fabric
 
 DEFAULT_PRIORITY = 100  # the adapter's reroute flows are at 40000 (openflow --priority)
 STATE_FILE = "fabric-up.json"
@@ -38,6 +38,19 @@ PIDFILES = ("vswitchd.pid", "ovsdb.pid")  # stopped in this order
 # packet) is left out of its hash. selection_method needs OpenFlow 1.5 on the wire: with -O OpenFlow13
 # ovs-ofctl drops it silently and the group falls back to OVS's default selection.
 HASH_FIELDS = "ip_src,ip_dst,nw_proto,tcp_src,tcp_dst,udp_src,udp_dst"
+# sFlow (docs/FABRIC.md, "sFlow"): the study's 1-in-10 packet sampling and 1 s counter push.
+DEFAULT_SAMPLING = 10
+DEFAULT_POLLING = 1
+SFLOW_AGENT = "127.0.0.1"  # the agent address every bridge puts in its datagrams (the flows' exporter)
+SFLOW_MAP = "sflow-map.json"
+
+
+@dataclass(frozen=True)
+class SflowConfig:
+    target: str  # HOST:PORT of the collector's sFlow listener
+    sampling: int = DEFAULT_SAMPLING  # 1 in N packets
+    polling: int = DEFAULT_POLLING  # counter push interval, seconds
+    agent: str = SFLOW_AGENT
 
 
 @dataclass(frozen=True)
@@ -105,8 +118,40 @@ def install(switches: FabricSwitches, forwarding: dict[str, Forwarding], priorit
         switches.ofctl("add-flows", target, str(flows))
 
 
-def up(fabric: Fabric, run_dir: Path, priority: int = DEFAULT_PRIORITY, detach: bool = True) -> FabricSwitches:
-    """Bring `fabric` up in run_dir (which must not hold a running fabric) with its default forwarding."""
+def configure_sflow(switches: FabricSwitches, fabric: Fabric, sflow: SflowConfig) -> list[dict[str, object]]:
+    """One sFlow record per bridge, then the map from what its datagrams name (agent address, ifIndex) to
+    (switch, OpenFlow port), read back from OVS's Interface table. Only ports with a kernel ifindex are
+    named by sFlow (the veth cables and the hosts' internal ports; docs/FABRIC.md, "sFlow")."""
+    commands: list[str] = []
+    for n, sw in enumerate(fabric.layers):
+        commands += ["--", f"--id=@s{n}", "create", "sflow", f"agent={sflow.agent}", f'targets="{sflow.target}"',
+                     f"sampling={sflow.sampling}", f"polling={sflow.polling}", "header=128",
+                     "--", "set", "bridge", switches.prefix + sw, f"sflow=@s{n}"]
+    switches.daemons.vsctl(*commands[1:])
+    deadline = time.monotonic() + 30
+    while True:  # ovs-vswitchd fills in ifindex once it has opened the port
+        rows = []
+        for sw in fabric.layers:
+            for iface in switches.daemons.vsctl("list-ifaces", switches.prefix + sw).split():
+                ofport, ifindex = (switches.daemons.vsctl("get", "interface", iface, col).strip() for col in ("ofport", "ifindex"))
+                if ofport.lstrip("-").isdigit() and int(ofport) in fabric.ports[sw]:
+                    rows.append({"agent": sflow.agent, "if_index": int(ifindex) if ifindex.isdigit() else 0, "switch": sw,
+                                 "port": int(ofport), "interface": iface})
+        unnamed = [r for r in rows if r["if_index"] == 0]
+        if not unnamed and len(rows) == sum(len(p) for p in fabric.ports.values()):
+            break
+        if time.monotonic() > deadline:
+            raise RuntimeError(f"ports without a kernel ifindex (sFlow cannot name them) or not on their bridges: "
+                               f"{unnamed or sorted((r['switch'], r['port']) for r in rows)}")
+        time.sleep(0.1)
+    return sorted(rows, key=lambda r: (r["switch"], r["port"]))  # type: ignore[arg-type,return-value]
+
+
+def up(fabric: Fabric, run_dir: Path, priority: int = DEFAULT_PRIORITY, detach: bool = True,
+       sflow: SflowConfig | None = None) -> FabricSwitches:
+    """Bring `fabric` up in run_dir (which must not hold a running fabric) with its default forwarding;
+    with `sflow`, cables are veth pairs and every bridge sends sFlow to sflow.target, and run_dir holds
+    the ifIndex map (SFLOW_MAP)."""
     run_dir.mkdir(parents=True, exist_ok=True)
     if (run_dir / STATE_FILE).exists():
         raise FabricError(f"{run_dir} already holds a fabric ({STATE_FILE}): take it down first (--down --run-dir {run_dir})")
@@ -117,13 +162,16 @@ def up(fabric: Fabric, run_dir: Path, priority: int = DEFAULT_PRIORITY, detach: 
         raise FabricError(f"switch name {too_long[0]!r} is longer than 10 characters (bridge names are 15 with the prefix)")
     cables = sorted({tuple(sorted([a, b])) for a, b in fabric.cables.items()})
     switches = start_fabric(run_dir.resolve(), {name: list(ports) for name, ports in fabric.ports.items()},
-                            [(a[0], a[1], b[0], b[1]) for a, b in cables], list(fabric.hosts.values()), detach=detach)
+                            [(a[0], a[1], b[0], b[1]) for a, b in cables], list(fabric.hosts.values()), detach=detach,
+                            veth=sflow is not None)
     try:
         # Written before the flows: if this command dies while installing them, --down still finds the daemons.
         state = {"fabric": fabric.name, "prefix": switches.prefix, "bridges": [switches.prefix + sw for sw in fabric.layers],
-                 "switch_target": switches.target_template}
+                 "switch_target": switches.target_template, "veths": switches.veths}
         (run_dir / STATE_FILE).write_text(json.dumps(state, indent=1) + "\n")
         install(switches, plan(fabric), priority)
+        if sflow is not None:
+            (run_dir / SFLOW_MAP).write_text(json.dumps(configure_sflow(switches, fabric, sflow), indent=1) + "\n")
     except Exception:
         (run_dir / STATE_FILE).unlink(missing_ok=True)
         switches.stop()
@@ -149,6 +197,7 @@ def down(run_dir: Path) -> dict[str, object]:
     try:
         state = json.loads(state_path.read_text())
         bridges = [str(b) for b in state["bridges"]]
+        veths = [str(v) for v in state.get("veths", [])]
     except (OSError, ValueError, KeyError, TypeError) as e:
         raise FabricError(f"{state_path} is not the state fabric-up writes ({e}): remove the fabric by hand") from None
     deleted = []
@@ -174,8 +223,10 @@ def down(run_dir: Path) -> dict[str, object]:
         if _runs_here(pid, run_dir):
             os.kill(pid, signal.SIGKILL)
         stopped.append(pid)
+    delete_veths(veths)
     state_path.unlink()
-    return {"bridges_deleted": deleted, "pids_stopped": stopped}
+    (run_dir / SFLOW_MAP).unlink(missing_ok=True)
+    return {"bridges_deleted": deleted, "pids_stopped": stopped, "veths_deleted": veths}
 
 
 def parser() -> argparse.ArgumentParser:
@@ -191,6 +242,13 @@ def parser() -> argparse.ArgumentParser:
                    help="OVS database, sockets, pidfiles and logs (an empty or new dir for up; the same dir for --down)")
     p.add_argument("--priority", type=int, default=DEFAULT_PRIORITY,
                    help=f"priority of the default forwarding flows (default {DEFAULT_PRIORITY}; keep it below the adapter's --priority)")
+    p.add_argument("--sflow", metavar="HOST:PORT",
+                   help="send sFlow from every switch to this collector address (cables become veth pairs; the map of "
+                   f"ifIndex to switch port is printed and written to DIR/{SFLOW_MAP})")
+    p.add_argument("--sflow-sampling", type=int, default=DEFAULT_SAMPLING, metavar="N",
+                   help=f"sample 1 in N packets (default {DEFAULT_SAMPLING}, the study's)")
+    p.add_argument("--sflow-polling", type=int, default=DEFAULT_POLLING, metavar="S",
+                   help=f"push interface counters every S seconds (default {DEFAULT_POLLING})")
     p.add_argument("--down", action="store_true", help="delete the bridges and stop the daemons that fabric-up started in --run-dir")
     return p
 
@@ -206,17 +264,28 @@ def main(argv: list[str] | None = None) -> int:
             p.error("--fabric FILE is required (or --down)")
         if not 0 < args.priority < 65536:
             p.error("--priority must be in 1..65535")
+        sflow = None
+        if args.sflow is not None:
+            host, sep, port = args.sflow.rpartition(":")
+            if not sep or not host or not port.isdigit() or not 0 < int(port) < 65536:
+                p.error(f"--sflow {args.sflow!r}: give HOST:PORT (e.g. 127.0.0.1:6343)")
+            if args.sflow_sampling < 1 or args.sflow_polling < 1:
+                p.error("--sflow-sampling and --sflow-polling must be at least 1")
+            sflow = SflowConfig(args.sflow, args.sflow_sampling, args.sflow_polling)
         fabric = load(args.fabric)
-        switches = up(fabric, args.run_dir, args.priority)
+        switches = up(fabric, args.run_dir, args.priority, sflow=sflow)
     except FabricError as e:
         print(f"fabric-up: {e}", file=sys.stderr)
         return 2
     except RuntimeError as e:
         print(f"fabric-up: {e}", file=sys.stderr)
         return 1
-    print(json.dumps({"event": "up", "fabric": fabric.name, "run_dir": str(args.run_dir.resolve()),
-                      "bridges": [switches.prefix + sw for sw in fabric.layers], "switch_target": switches.target_template}),
-          flush=True)
+    out: dict[str, object] = {"event": "up", "fabric": fabric.name, "run_dir": str(args.run_dir.resolve()),
+                              "bridges": [switches.prefix + sw for sw in fabric.layers], "switch_target": switches.target_template}
+    if sflow is not None:
+        out["sflow"] = {"target": sflow.target, "sampling": sflow.sampling, "polling": sflow.polling,
+                        "map": json.loads((args.run_dir / SFLOW_MAP).read_text())}
+    print(json.dumps(out), flush=True)
     return 0
 
 

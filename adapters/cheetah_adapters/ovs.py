@@ -9,7 +9,7 @@ import secrets
 import signal
 import subprocess
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 SCHEMA = Path("/usr/share/openvswitch/vswitch.ovsschema")
@@ -116,6 +116,7 @@ class FabricSwitches:
 
     daemons: Switch  # its processes and vsctl; its own bridge is not made
     prefix: str
+    veths: list[str] = field(default_factory=list)  # one end of each veth cable (deleting it deletes its peer)
 
     @property
     def target_template(self) -> str:
@@ -145,11 +146,32 @@ class FabricSwitches:
         except RuntimeError:
             pass
         self.daemons.stop()
+        delete_veths(self.veths)
+
+
+def delete_veths(names: list[str]) -> None:
+    """Delete veth pairs by one end's name (the kernel deletes its peer); one already gone is skipped."""
+    for name in names:
+        subprocess.run(["ip", "link", "del", name], capture_output=True, timeout=30)
+
+
+def _add_veth(a: str, b: str, work: Path) -> None:
+    """A veth pair a <-> b, both up, IPv6 off (no router solicitations or MLD reports of the kernel's own
+    counted as traffic), so the only packets on it are the fabric's."""
+    _run(["ip", "link", "add", a, "type", "veth", "peer", "name", b], work)
+    for end in (a, b):
+        _run(["sysctl", "-q", "-w", f"net.ipv6.conf.{end}.disable_ipv6=1"], work)
+        _run(["ip", "link", "set", end, "up"], work)
 
 
 def start_fabric(work: Path, switches: dict[str, list[int]], cables: list[tuple[str, int, str, int]],
-                 hosts: list[tuple[str, int]], detach: bool = False) -> FabricSwitches:
-    """switches: name -> ports; cables: (a, a_port, b, b_port); hosts: (switch, port)."""
+                 hosts: list[tuple[str, int]], detach: bool = False, veth: bool = False) -> FabricSwitches:
+    """switches: name -> ports; cables: (a, a_port, b, b_port); hosts: (switch, port).
+
+    A cable is a pair of patch ports, or with `veth` a kernel veth pair (named PREFIX+v+N+a/b) added to
+    the two bridges as system ports: OVS's sFlow sees only ports with a kernel ifindex (a patch port has
+    none: no counter samples, and a packet crossing patch ports is one datapath flow sampled only where
+    it entered the fabric; docs/FABRIC.md, "sFlow")."""
     tag = secrets.token_hex(2)
     prefix = f"f{tag}"
     assert all(len(prefix + name) <= 15 for name in switches), "bridge names are interface names: 15 characters"
@@ -161,7 +183,14 @@ def start_fabric(work: Path, switches: dict[str, list[int]], cables: list[tuple[
         for name in switches:
             commands += ["--", "add-br", prefix + name, "--", "set", "bridge", prefix + name, "datapath_type=netdev",
                          "protocols=OpenFlow10,OpenFlow13,OpenFlow15", "fail_mode=secure"]
-        for a, a_port, b, b_port in cables:
+        for n, (a, a_port, b, b_port) in enumerate(cables):
+            if veth:
+                pa, pb = f"{prefix}v{n}a", f"{prefix}v{n}b"
+                fabric.veths.append(pa)
+                _add_veth(pa, pb, work)
+                commands += ["--", "add-port", prefix + a, pa, "--", "set", "interface", pa, f"ofport_request={a_port}",
+                             "--", "add-port", prefix + b, pb, "--", "set", "interface", pb, f"ofport_request={b_port}"]
+                continue
             pa, pb = f"{prefix}{a}p{a_port}", f"{prefix}{b}p{b_port}"
             commands += ["--", "add-port", prefix + a, pa, "--", "set", "interface", pa, "type=patch", f"options:peer={pb}",
                          f"ofport_request={a_port}",

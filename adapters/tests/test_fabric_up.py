@@ -7,6 +7,9 @@ select group, and a REROUTE applied by the openflow adapter moves one flow to th
 from __future__ import annotations
 
 import json
+import socket
+import struct
+import time
 import re
 import subprocess
 import sys
@@ -201,3 +204,105 @@ def test_a_k4_fat_tree_spreads_flows_over_all_four_cores(tmp_path: Path) -> None
     finally:
         out = down(tmp_path / "ovs")
     assert len(out["bridges_deleted"]) == 20 and len(out["pids_stopped"]) == 2  # type: ignore[arg-type]
+
+
+def _sflow(datagram: bytes) -> tuple[str, list[dict[str, int]]]:
+    """The agent address and the samples of an sFlow v5 datagram (sflow_version_5.txt, by hand: only
+    what this test reads). Flow samples: in/out ifIndex and rate; counter samples: the generic interface
+    record's ifIndex and ifOutOctets."""
+    version, address_type = struct.unpack_from("!II", datagram, 0)
+    assert version == 5 and address_type == 1, (version, address_type)
+    agent = ".".join(str(b) for b in datagram[8:12])
+    n = struct.unpack_from("!I", datagram, 24)[0]
+    at, samples = 28, []
+    for _ in range(n):
+        fmt, length = struct.unpack_from("!II", datagram, at)
+        body = datagram[at + 8: at + 8 + length]
+        at += 8 + length
+        if fmt == 1:  # flow sample: seq, source id, rate, pool, drops, input, output
+            _, _, rate, _, _, inp, out = struct.unpack_from("!7I", body, 0)
+            samples.append({"flow": 1, "rate": rate, "in": inp, "out": out})
+        elif fmt == 2:  # counter sample: seq, source id, records
+            records, p = struct.unpack_from("!I", body, 8)[0], 12
+            for _ in range(records):
+                rfmt, rlen = struct.unpack_from("!II", body, p)
+                if rfmt == 1:  # generic interface counters: ifIndex ... ifOutOctets at offset 56
+                    samples.append({"counter": 1, "if_index": struct.unpack_from("!I", body, p + 8)[0],
+                                    "out_octets": struct.unpack_from("!Q", body, p + 8 + 56)[0]})
+                p += 8 + rlen
+    return agent, samples
+
+
+def _tx_bytes(switches: FabricSwitches, switch: str) -> dict[int, int]:
+    """Port -> transmitted bytes, from `ovs-ofctl dump-ports` (OVS's own port counters)."""
+    out = switches.ofctl("dump-ports", switches.target(switch))
+    return {int(m.group(1)): int(m.group(2))
+            for m in re.finditer(r"port\s+(\d+):.*?tx pkts=\d+, bytes=(\d+)", out, re.DOTALL)}
+
+
+def test_sflow_names_every_port_of_the_map_and_samples_each_hop(tmp_path: Path) -> None:
+    # The map fabric-up prints must name every switch port once, by a kernel ifindex; OVS's datagrams
+    # (read by hand above, not by the collector) must carry counters for each of them, and flow samples
+    # taken at every switch a packet crosses, in and out naming the ports it took (docs/FABRIC.md, "sFlow").
+    receiver = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+    receiver.bind(("127.0.0.1", 0))
+    receiver.settimeout(0.5)
+    fabric_file = tmp_path / "leaf-spine.yaml"
+    fabric_file.write_text(docs_example())
+    run_dir = tmp_path / "ovs"
+    out = _cli("--fabric", str(fabric_file), "--run-dir", str(run_dir), "--sflow", f"127.0.0.1:{receiver.getsockname()[1]}")
+    try:
+        sflow = out["sflow"]
+        assert (sflow["sampling"], sflow["polling"]) == (10, 1)
+        by_index = {row["if_index"]: (row["switch"], row["port"]) for row in sflow["map"]}
+        assert sorted(by_index.values()) == sorted((sw, p) for sw, ports in
+                                                   [("leaf1", [1, 2, 3]), ("leaf2", [1, 2, 3]), ("spine1", [1, 2]), ("spine2", [1, 2])]
+                                                   for p in ports)
+        assert {row["agent"] for row in sflow["map"]} == {"127.0.0.1"}
+        assert json.loads((run_dir / "sflow-map.json").read_text()) == sflow["map"]
+        prefix = out["bridges"][0][: -len("spine1")]
+        switches = FabricSwitches(Switch(run_dir.resolve(), "", "", []), prefix)
+        n = 300
+        for i in range(n):  # 4 flows, 75 packets each
+            switches.ofctl("packet-out", switches.target("leaf1"), f"in_port=1 packet={frame(H1, H2, 43000 + i % 4, 5201)} actions=table")
+
+        def expected_tx() -> dict[tuple[str, int], int]:
+            return {(sw, p): b for sw in ("leaf1", "spine1", "spine2") for p, b in _tx_bytes(switches, sw).items()}
+
+        # veths deliver asynchronously: wait until every packet left leaf1 and reached leaf2's up-ports
+        deadline = time.monotonic() + 60
+        while sum(expected_tx()[("leaf1", p)] for p in (2, 3)) < n * 54 or \
+                sum(expected_tx()[(s, 2)] for s in ("spine1", "spine2")) < n * 54:
+            assert time.monotonic() < deadline, expected_tx()
+            time.sleep(0.2)
+        tx = expected_tx()
+        counters: dict[tuple[str, int], int] = {}
+        hops: list[tuple[tuple[str, int], tuple[str, int]]] = []
+        deadline = time.monotonic() + 30
+        while time.monotonic() < deadline and any(counters.get(k) != tx[k] for k in tx if k[1] != 65534):
+            try:
+                agent, samples = _sflow(receiver.recv(65535))
+            except socket.timeout:
+                continue
+            assert agent == "127.0.0.1"
+            for s in samples:
+                if "counter" in s and s["if_index"] in by_index:
+                    counters[by_index[s["if_index"]]] = s["out_octets"]
+                elif "flow" in s:
+                    assert s["rate"] == 10
+                    hops.append((by_index[s["in"]], by_index[s["out"]]))
+        # the sFlow counter of each switch port's transmitted bytes equals OVS's port counter
+        assert {k: counters.get(k) for k in tx if k[1] != 65534} == {k: v for k, v in tx.items() if k[1] != 65534}
+        # each sample names the ports of one hop of the path h1 -> h2: h1's port to an up-port of leaf1,
+        # a spine's port 1 to its port 2, an up-port of leaf2 to h2's port
+        allowed = {(("leaf1", 1), ("leaf1", 2)), (("leaf1", 1), ("leaf1", 3)), (("spine1", 1), ("spine1", 2)),
+                   (("spine2", 1), ("spine2", 2)), (("leaf2", 2), ("leaf2", 1)), (("leaf2", 3), ("leaf2", 1))}
+        assert hops and set(hops) <= allowed, set(hops) - allowed
+        # 1 in 10 of 300 packets at each of 3 switches: about 90 samples (at least one per switch)
+        assert {h[0][0] for h in hops} >= {"leaf1", "leaf2"} and {h[0][0] for h in hops} & {"spine1", "spine2"}, hops
+    finally:
+        receiver.close()
+        down_out = _cli("--down", "--run-dir", str(run_dir))
+    assert len(down_out["veths_deleted"]) == 4
+    links = subprocess.run(["ip", "-o", "link"], capture_output=True, text=True).stdout
+    assert not any(v in links for v in down_out["veths_deleted"])

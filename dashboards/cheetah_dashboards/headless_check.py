@@ -65,7 +65,11 @@ def _dashboard_slugs(bundles: list[Bundle]) -> list[tuple[str, str, int]]:
 
 
 def run_check(bundles: list[Bundle], warehouse_data: Path, screenshots_dir: Path | None, admin_password: str,
-              work_dir: Path | None = None, log: Callable[[str], None] = print) -> CheckReport:
+              work_dir: Path | None = None, log: Callable[[str], None] = print,
+              prepare_copy: Callable[[str], None] | None = None) -> CheckReport:
+    """The check (module docstring). `prepare_copy(url)`, if given, runs against the warehouse COPY
+    before the generated rows go in (a test empties tables there so that what it checks is the
+    generated episode it worked out by hand; the data directory itself is never written)."""
     report = CheckReport()
     own_work_dir = work_dir is None
     work = work_dir or Path(tempfile.mkdtemp(prefix="cheetah-dashboards-check-"))
@@ -80,6 +84,8 @@ def run_check(bundles: list[Bundle], warehouse_data: Path, screenshots_dir: Path
         with running_warehouse_copy(warehouse_data, work) as warehouse:
             log(f"warehouse (pid {warehouse.child.pid}) on a copy of {warehouse_data}: {warehouse.url}")
             lap("warehouse")
+            if prepare_copy is not None:
+                prepare_copy(warehouse.url)
             report.fixtures = fill_empty_tables(warehouse.url)
             lap("fixtures")
             home = SupersetHome(work / "superset", admin_password)

@@ -21,6 +21,8 @@ from superset.migrations.shared.migrate_viz.query_functions import (
     get_x_axis_column,
     normalize_order_by,
     pivot_operator,
+    remove_form_data_suffix,
+    retain_form_data_suffix,
 )
 
 from cheetah_dashboards.errors import DashboardsError
@@ -123,12 +125,26 @@ BUILDERS: dict[str, Builder] = {
     "big_number_total": _big_number_total,
     "box_plot": _box_plot,
     "pie": _pie,
+    # Each of its two queries (A, B) is a timeseries query; query_context_for builds both.
+    "mixed_timeseries": _timeseries,
 }
+
+
+def _mixed_timeseries(form_data: dict[str, Any]) -> dict[str, Any]:
+    """mixed_timeseries: two timeseries queries, A from the unsuffixed params and B from the `_b`
+    ones (the frontend's buildQuery does the same with removeFormDataSuffix/retainFormDataSuffix)."""
+    contexts = [build_query_context(half, _timeseries(half))
+                for half in (remove_form_data_suffix(form_data, "_b"), retain_form_data_suffix(form_data, "_b"))]
+    return {**contexts[0], "queries": contexts[0]["queries"] + contexts[1]["queries"], "form_data": form_data}
 
 
 def query_context_for(chart_name: str, params: dict[str, Any], datasource_id: int) -> dict[str, Any]:
     """The query context of one chart, for the dataset with id datasource_id in this Superset."""
     viz_type = params.get("viz_type", "")
+    if viz_type == "mixed_timeseries":
+        form_data = copy.deepcopy(params)
+        form_data["datasource"] = f"{datasource_id}__table"
+        return _mixed_timeseries(form_data)
     builder = BUILDERS.get(viz_type)
     if builder is None:
         raise DashboardsError(

@@ -21,7 +21,9 @@ def warehouse(tmp_path_factory: pytest.TempPathFactory):  # type: ignore[no-unty
 
 
 def test_an_empty_table_gets_the_generated_episode_once(warehouse: RunningWarehouse) -> None:
-    [first] = fill_empty_tables(warehouse.url)
+    fixtures = {f.table: f for f in fill_empty_tables(warehouse.url)}
+    assert sorted(fixtures) == ["alerts", "incast_guard", "throughput"]
+    first = fixtures["incast_guard"]
     assert (first.table, first.rows_before, first.rows_after, first.error) == ("incast_guard", 0, 1200, None)
     assert first.describe().startswith("ok    fixture incast_guard: no rows in the data; inserted 1,200 generated rows")
     # 10.9.0.1: B = 256 KiB, 1 to 30 senders (a sender more every 20 s), share 3B/(4n): 196608 at 1
@@ -35,9 +37,28 @@ def test_an_empty_table_gets_the_generated_episode_once(warehouse: RunningWareho
         "::ffff:10.9.0.1\t600\t1\t30\t196608\t6553\t0\t176947\t1\tcheck-fixture\t599\n"
         "::ffff:10.9.0.2\t600\t8\t8\t6144\t6144\t200\t52428\t1\tcheck-fixture\t599\n"
     )
-    [again] = fill_empty_tables(warehouse.url)
+    again = {f.table: f for f in fill_empty_tables(warehouse.url)}["incast_guard"]
     assert (again.rows_before, again.rows_after, again.error) == (1200, 1200, None)
     assert again.describe() == "ok    fixture incast_guard: 1,200 rows in the data, nothing generated"
+
+
+def test_the_throughput_episode_is_the_one_its_header_describes(warehouse: RunningWarehouse) -> None:
+    """throughput.sql and alerts.sql (their headers): 13 observations on day D (midnight UTC two days
+    ago), 3 alerts; the values the Throughput charts are checked against (test_headless_check.py)."""
+    fill_empty_tables(warehouse.url)
+    assert query(warehouse.url, (
+        "SELECT src_host, passive, count(), min(sum_stream_bps), max(sum_stream_bps), "
+        "countIf(isFinite(forecast_mean5_bps)), countIf(isFinite(diurnal_a)), "
+        "min(start_at) = toStartOfDay(now64(3, 'UTC')) - INTERVAL 2 DAY FROM throughput "
+        "GROUP BY src_host, passive ORDER BY src_host, passive"
+    )) == (
+        "198.51.100.7\ttrue\t1\t900000000\t900000000\t0\t0\t0\n"
+        "dtn1.site-a.check-fixture\tfalse\t3\t190000000\t410000000\t0\t0\t0\n"
+        "dtn1.site-a.check-fixture\ttrue\t6\t100000000\t600000000\t1\t3\t1\n"
+        "dtn2.site-a.check-fixture\tfalse\t1\t55000000\t55000000\t0\t0\t0\n"
+        "dtn2.site-a.check-fixture\ttrue\t2\t50000000\t70000000\t0\t0\t0\n"
+    )
+    assert query(warehouse.url, "SELECT kind, count() FROM alerts FINAL GROUP BY kind ORDER BY kind") == "outside_band\t1\nprca\t2\n"
 
 
 def test_a_failing_file_is_reported_by_name(warehouse: RunningWarehouse, tmp_path: Path) -> None:

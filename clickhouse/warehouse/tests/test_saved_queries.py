@@ -35,7 +35,7 @@ AS_DASHBOARDS = "test_saved_queries_dashboards"  # a session with the dashboards
 # Rows each query answers on the generated year, worked out from what the generator writes (flowsets,
 # one cheetah per member, six sites holding every address, nothing else): an int is exact, "cheetahs"
 # one row per cheetah flow, ">=cheetahs" and ">0" are bounds, "runs" a table filled asynchronously.
-EMPTY = 0  # the year writes no flow records, probe data, thresholds, redirects or incast-guard samples
+EMPTY = 0  # the year writes no flow records, probe data, thresholds, redirects, incast-guard samples, throughput
 EXPECTED: dict[str, int | str] = {
     "planners_flowsets": 2 * FLOWSETS,  # every flowset at its source and at its destination site
     "planners_site_month": ">0",
@@ -58,6 +58,9 @@ EXPECTED: dict[str, int | str] = {
     "redirect_decisions_log": EMPTY,
     "redirect_rules_state": EMPTY,
     "prefix_filter_daily": "runs",  # a refreshable view: its first refresh races the insert
+    "throughput_observations": EMPTY,  # the year writes no throughput or alerts either
+    "throughput_diurnal": EMPTY,
+    "throughput_alerts": EMPTY,
 }
 
 

@@ -55,7 +55,12 @@ type Config struct {
 	// flows' brokers (-transport.kafka.brokers) with -transport kafka, else
 	// nowhere (stdout only).
 	RejectedBrokers string
-	RejectedTopic   string       // -rejected.kafka.topic
+	RejectedTopic   string // -rejected.kafka.topic
+	// -counters.kafka.brokers: where sFlow interface counters are published
+	// (SnmpCounters); "" = the flows' brokers with -transport kafka, else
+	// stdout "counters" event lines. -counters.kafka.topic "" turns them off.
+	CountersBrokers string
+	CountersTopic   string
 	Events          io.Writer    // event lines (os.Stdout in the binary)
 	Logger          *slog.Logger // logs (stderr in the binary)
 }
@@ -73,6 +78,7 @@ func DefaultConfig() Config {
 		ErrInterval:   10 * time.Second,
 		KeyFields:     []string{"sampler_address"},
 		RejectedTopic: DefaultRejectedTopic,
+		CountersTopic: DefaultCountersTopic,
 	}
 }
 
@@ -143,6 +149,13 @@ func Run(ctx context.Context, cfg Config) error {
 	}
 	events := NewEventWriter(cfg.Events)
 	rejecter := NewRejecter(events, publisher, logger)
+	if cfg.CountersTopic != "" {
+		counters, err := NewCountersPublisher(countersBrokers(cfg), cfg.CountersTopic, events, logger)
+		if err != nil {
+			return err
+		}
+		c.counters = counters
+	}
 
 	rcvbuf := 0 // the smallest granted, for the ready line
 	for _, l := range listeners {
@@ -186,6 +199,7 @@ type collection struct {
 	httpSrv      *http.Server
 	transporter  *transport.Transport
 	publisher    *Publisher
+	counters     *CountersPublisher // nil: -counters.kafka.topic ""
 	producer     producer.ProducerInterface
 	receivers    []*utils.UDPReceiver
 	pipes        []utils.FlowPipe
@@ -238,6 +252,9 @@ func (c *collection) startListener(l Listener, formatter format.FormatInterface,
 	c.pipes = append(c.pipes, p)
 
 	decode := buildDecoder(l.Scheme, p.DecodeFlow, c.cfg.Strict, rejecter)
+	if c.counters != nil && (l.Scheme == "sflow" || l.Scheme == "flow") {
+		decode = wrapCounters(decode, c.counters, rejecter)
+	}
 	if err := recv.Start(l.Host, l.Port, decode); err != nil {
 		return 0, fmt.Errorf("starting %s receiver on %s:%d: %w", l.Scheme, l.Host, l.Port, err)
 	}
@@ -325,6 +342,9 @@ func (c *collection) stop() {
 		// wait for Kafka to take or refuse (count) each.
 		c.publisher.Stop()
 	}
+	if c.counters != nil {
+		c.counters.Stop()
+	}
 	if c.httpSrv != nil {
 		sctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 		if err := c.httpSrv.Shutdown(sctx); err != nil {
@@ -346,6 +366,11 @@ func buildDecoder(scheme string, decode utils.DecoderFunc, strict bool, rejecter
 	decode = recoverPanics(decode)
 	decode = metrics.PromDecoderWrapper(decode, scheme)
 	return rejecter.WrapDecoder(scheme, decode)
+}
+
+// countersBrokers resolves -counters.kafka.brokers like rejectedBrokers.
+func countersBrokers(cfg Config) []string {
+	return rejectedBrokers(Config{RejectedBrokers: cfg.CountersBrokers, Transport: cfg.Transport})
 }
 
 // rejectedBrokers resolves -rejected.kafka.brokers: explicit, else the flows'

@@ -32,6 +32,7 @@ var knownReasons = map[string]bool{
 	ReasonUnsupportedVersion: true, ReasonTruncated: true, ReasonLengthMismatch: true,
 	ReasonTemplateNotFound: true, ReasonMalformed: true, ReasonUnmappableRecord: true,
 	ReasonDecoderPanic: true, ReasonExportFailed: true, ReasonQueueFull: true, ReasonUnsupportedTemplate: true,
+	ReasonBadCounterRecord: true,
 }
 
 // FuzzNetFlowV5 feeds the NetFlow pipe datagrams whose version field is 5;
@@ -68,6 +69,9 @@ func FuzzSFlow(f *testing.F) {
 		uint32(1), uint32(20), uint32(1), uint32(0), uint32(1), uint32(0), uint32(0), uint32(0), uint32(1)))
 	f.Add(flowtest.Be(uint32(5), uint32(2)))
 	f.Add([]byte{})
+	for _, seed := range counterDatagrams() { // counter samples (counters_test.go), good and bad
+		f.Add(seed)
+	}
 	sf := newChain(f, "sflow", true, &memTransport{}, quietLogger())
 	f.Fuzz(func(t *testing.T, payload []byte) { checkDecode(t, sf, "sflow", payload) })
 }

@@ -46,7 +46,7 @@ func (s *lineSink) snapshot() (lines []string, partial int) {
 }
 
 // rejected returns the parsed "rejected" lines; any other line but "ready"
-// fails the test.
+// or "counters" fails the test.
 func (s *lineSink) rejected(t testing.TB) []RejectedEvent {
 	t.Helper()
 	lines, partial := s.snapshot()
@@ -60,7 +60,7 @@ func (s *lineSink) rejected(t testing.TB) []RejectedEvent {
 			t.Fatalf("event line is not JSON: %q: %v", l, err)
 		}
 		switch head.Event {
-		case "ready":
+		case "ready", "counters":
 		case "rejected":
 			var ev RejectedEvent
 			dec := json.NewDecoder(strings.NewReader(l))

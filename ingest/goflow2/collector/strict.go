@@ -96,15 +96,61 @@ func checkSets(protocol string, payload []byte, off int) error {
 	return nil
 }
 
+// CheckSFlowLengths returns a *LengthMismatchError when an sFlow v5
+// datagram's samples do not fill it exactly: goflow2 stops at the first
+// sample that does not fit (or when fewer than 8 bytes are left) and returns
+// what it decoded without an error, so a truncated datagram would lose its
+// last samples silently. Payloads too short for the header are left to goflow2.
+func CheckSFlowLengths(payload []byte) error {
+	const head = 4 + 4 // version, agent address type
+	if len(payload) < head || binary.BigEndian.Uint32(payload) != 5 {
+		return nil // goflow2 refuses another version itself
+	}
+	off := head
+	switch binary.BigEndian.Uint32(payload[4:]) {
+	case 1:
+		off += 4
+	case 2:
+		off += 16
+	default:
+		return nil // goflow2 refuses it
+	}
+	off += 4 + 4 + 4 // sub-agent, sequence, uptime
+	if len(payload) < off+4 {
+		return nil // goflow2: unexpected EOF
+	}
+	count := binary.BigEndian.Uint32(payload[off:])
+	off += 4
+	for i := uint32(0); i < count; i++ {
+		left := len(payload) - off
+		if left < 8 {
+			return &LengthMismatchError{"sFlow", fmt.Sprintf("sample count %d (sample %d at offset %d)", count, i, off), 8, left}
+		}
+		n := int(binary.BigEndian.Uint32(payload[off+4:]))
+		if n > left-8 {
+			return &LengthMismatchError{"sFlow", fmt.Sprintf("sample %d at offset %d", i, off), n, left - 8}
+		}
+		off += 8 + n
+	}
+	if off != len(payload) {
+		return &LengthMismatchError{"sFlow", fmt.Sprintf("sample count %d", count), off, len(payload)}
+	}
+	return nil
+}
+
 // precheck runs Guard (always) and, when strict, CheckLengths on NetFlow
-// payloads (for the auto-detecting "flow" scheme, sFlow - first 32-bit
-// word 5 - skips the length check) before the wrapped decoder.
+// payloads and CheckSFlowLengths on sFlow ones (first 32-bit word 5 with
+// the auto-detecting "flow" scheme) before the wrapped decoder.
 func precheck(scheme string, strict bool, wrapped utils.DecoderFunc) utils.DecoderFunc {
 	return func(msg interface{}) error {
 		if pkt, ok := msg.(*utils.Message); ok {
 			err := Guard(scheme, pkt.Payload)
-			if err == nil && strict && scheme != "sflow" && !looksLikeSFlow(pkt.Payload) {
-				err = CheckLengths(pkt.Payload)
+			if err == nil && strict {
+				if scheme == "sflow" || looksLikeSFlow(pkt.Payload) {
+					err = CheckSFlowLengths(pkt.Payload)
+				} else {
+					err = CheckLengths(pkt.Payload)
+				}
 			}
 			if err != nil {
 				return &utils.PipeMessageError{Message: pkt, Err: err}

@@ -31,6 +31,8 @@ func TestDefaultTopicsAreTheManifests(t *testing.T) {
 		{"goflow2", DefaultFlowsTopic, "DefaultFlowsTopic (-transport.kafka.topic)"},
 		{"rejected", DefaultRejectedTopic, "DefaultRejectedTopic (-rejected.kafka.topic)"},
 		{"rejected", DefaultConfig().RejectedTopic, "DefaultConfig().RejectedTopic"},
+		{"snmp_counters", DefaultCountersTopic, "DefaultCountersTopic (-counters.kafka.topic)"},
+		{"snmp_counters", DefaultConfig().CountersTopic, "DefaultConfig().CountersTopic"},
 	} {
 		want, ok := byID[c.id]
 		if !ok {

@@ -13,6 +13,7 @@ from typing import Any, TextIO
 from .generic import parse_csv, parse_jsonl
 from .gridftp import parse_gridftp
 from .iperf3 import parse_iperf3
+from .sysstat import parse_sysstat
 from .records import Parsed, reject
 
 HOST_COLUMNS = ("host", "time_ms", "cpu_percent", "disk_percent", "nic_percent", "nic_bps")
@@ -25,6 +26,8 @@ def parse(fmt: str, text: str, source: str, server_address: str) -> Parsed:
         return parse_gridftp(text, source, server_address)
     if fmt == "csv":
         return parse_csv(text, source)
+    if fmt == "sysstat":
+        return parse_sysstat(text, source)
     return parse_jsonl(text, source)
 
 
@@ -69,10 +72,11 @@ def main(argv: list[str] | None = None) -> int:
         " A line or run that cannot be shipped becomes a flows.rejected.v1-shaped reject (JSON"
         " lines) with a reason; it never stops the others.",
     )
-    ap.add_argument("format", choices=("iperf3", "gridftp", "csv", "jsonl"),
+    ap.add_argument("format", choices=("iperf3", "gridftp", "csv", "jsonl", "sysstat"),
                     help="iperf3: iperf3 -J output (one or more runs per file); gridftp: a GridFTP"
                     " server transfer log; csv: a header row of transfers.v1 field names; jsonl: one"
-                    " JSON object per line with those names")
+                    " JSON object per line with those names; sysstat: sadf -j output (sadf -j FILE -- -u -d -n DEV"
+                    " -p), the transfer hosts' CPU, disk and NIC use as host samples only (--hosts)")
     ap.add_argument("input", nargs="+", help="files or directories of them")
     ap.add_argument("--out", default=None,
                     help="append records here (default: standard output; with --kafka: nowhere)")
@@ -89,10 +93,18 @@ def main(argv: list[str] | None = None) -> int:
                     " sasl.password, ssl.ca.location; docs/DEPLOY.md, \"Security\"); keep it owner-only")
     ap.add_argument("--hosts", default="",
                     help="append host resource samples (CSV: " + ",".join(HOST_COLUMNS) + ") here;"
-                    " iperf3 gives the CPU use of both ends")
+                    " iperf3 gives the CPU use of both ends, sysstat each host's CPU, disk and NIC use")
     ap.add_argument("--server-address", default="",
                     help="gridftp: the server's address, used instead of the log's HOST name")
+    ap.add_argument("--as-host", default="", metavar="HOST",
+                    help="sysstat: the host the samples are of, as the transfer logs name it (iperf3 logs"
+                    " addresses, e.g. 10.0.2.1); the PRCA matches samples to transfers by it (default:"
+                    " sadf's nodename)")
     a = ap.parse_args(argv)
+    if a.format == "sysstat" and not a.hosts:
+        ap.error("sysstat gives host samples only: say where they go with --hosts FILE")
+    if a.as_host and a.format != "sysstat":
+        ap.error("--as-host is for sysstat samples (the other formats name their hosts)")
     if a.kafka_config and not a.kafka:
         ap.error("--kafka-config needs --kafka BOOTSTRAP")
     if a.out is None:
@@ -117,7 +129,11 @@ def main(argv: list[str] | None = None) -> int:
             unreadable += 1
             total.rejects.append(reject("unreadable_file", f"cannot read: {e.strerror}; check the path", "", str(path), 0))
             continue
-        total.extend(parse(a.format, text, str(path), a.server_address))
+        parsed = parse(a.format, text, str(path), a.server_address)
+        if a.as_host:
+            for sample in parsed.host_samples:
+                sample["host"] = a.as_host
+        total.extend(parsed)
     write_lines(a.out, total.records, sys.stdout)
     write_lines(a.rejects, total.rejects, sys.stderr)
     if a.hosts:

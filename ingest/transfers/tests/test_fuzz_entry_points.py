@@ -4,6 +4,7 @@ fuzz-target registry drives the same functions longer)."""
 from __future__ import annotations
 
 import random
+from pathlib import Path
 from collections.abc import Callable
 
 import pytest
@@ -12,6 +13,7 @@ from cheetah_transfers.generic import parse_csv, parse_jsonl
 from cheetah_transfers.gridftp import parse_gridftp
 from cheetah_transfers.iperf3 import parse_iperf3
 from cheetah_transfers.records import Parsed
+from cheetah_transfers.sysstat import parse_sysstat
 from tests.samples import GRIDFTP_LINE, iperf3_doc, iperf3_text
 from tests.test_generic import CSV
 
@@ -19,6 +21,7 @@ SEEDS = {
     "iperf3": (parse_iperf3, iperf3_text(iperf3_doc())),
     "gridftp": (parse_gridftp, GRIDFTP_LINE + "\n"),
     "csv": (parse_csv, CSV),
+    "sysstat": (parse_sysstat, (Path(__file__).resolve().parent / "sadf_j_sysstat_12.6.1.json").read_text()),
     "jsonl": (parse_jsonl, '{"src_host": "a", "dst_host": "b", "tool": "t", "bytes": 1, "start_ms": 0, "seconds": 1}\n'),
 }
 ALPHABET = "{}[]\":,=.;\n\r\t -0123456789eE+naN\x00\udcff\u00e9TrueflsNUL"

@@ -109,6 +109,41 @@ func TestBinaryPublishesRejectedDatagrams(t *testing.T) {
 		}
 	})
 
+	t.Run("sFlow counter samples reach snmp.counters.v1", func(t *testing.T) {
+		from := kafkatest.End(t, bootstrap, collector.DefaultCountersTopic)
+		port := flowtest.FreeUDPPort(t)
+		c := startBinary(t, bin,
+			"-listen", fmt.Sprintf("sflow://127.0.0.1:%d?workers=1", port),
+			"-addr", "127.0.0.1:0", "-format", "bin", "-transport", "kafka",
+			"-transport.kafka.brokers", bootstrap,
+			"-transport.kafka.topic", collector.DefaultFlowsTopic,
+			"-transport.kafka.flushfreq", "100ms",
+			"-rejected.kafka.topic", collector.DefaultRejectedTopic,
+			"-counters.kafka.topic", collector.DefaultCountersTopic)
+		conn := dialUDP(t, port)
+		// Two ports of agent 127.0.0.1 in one datagram, as OVS pushes them (docs/FABRIC.md, "sFlow").
+		d := flowtest.SFlow(5000, flowtest.SFlowCounterSample(1037, flowtest.SFlowIfCounters(1037, 10_000_000_000, 5400, 100, 0)),
+			flowtest.SFlowCounterSample(1039, flowtest.SFlowIfCounters(1039, 10_000_000_000, 10800, 200, 1)))
+		if _, err := conn.Write(d); err != nil {
+			t.Fatal(err)
+		}
+		waitMetric(t, c.metrics, "cheetah_goflow2_counters_published_total", 2)
+		c.stop(t)
+		got := map[string]*cheetahv1.SnmpCounters{}
+		for _, v := range kafkatest.Read(t, bootstrap, collector.DefaultCountersTopic, from) {
+			var r cheetahv1.SnmpCounters
+			if err := proto.Unmarshal(v, &r); err != nil {
+				t.Fatalf("a record on %s is not SnmpCounters: %v", collector.DefaultCountersTopic, err)
+			}
+			got[r.LinkId] = &r
+		}
+		a, b := got["127.0.0.1/1037"], got["127.0.0.1/1039"]
+		if len(got) != 2 || a == nil || b == nil || a.IfHcOutOctets != 5400 || b.IfHcOutOctets != 10800 ||
+			b.IfOutDiscards != 1 || a.IfHighSpeedMbps != 10_000 || !a.CountersReset || a.SysUptimeTicks != 500 {
+			t.Fatalf("got %v", got)
+		}
+	})
+
 	t.Run("a record Kafka refuses is counted and logged", func(t *testing.T) {
 		port := flowtest.FreeUDPPort(t)
 		// A topic the broker does not have (it creates none on demand).

@@ -43,6 +43,8 @@ func run() int {
 	flag.DurationVar(&cfg.ErrInterval, "err.int", def.ErrInterval, "Maximum errors interval for muting")
 	flag.StringVar(&cfg.RejectedBrokers, "rejected.kafka.brokers", def.RejectedBrokers, "Kafka brokers (comma-separated) that refused datagrams are published to as cheetah.v1.RejectedRecord; empty: -transport.kafka.brokers with -transport kafka, else stdout only")
 	flag.StringVar(&cfg.RejectedTopic, "rejected.kafka.topic", def.RejectedTopic, "Kafka topic for refused datagrams")
+	flag.StringVar(&cfg.CountersBrokers, "counters.kafka.brokers", def.CountersBrokers, "Kafka brokers (comma-separated) that sFlow interface counter samples are published to as cheetah.v1.SnmpCounters; empty: -transport.kafka.brokers with -transport kafka, else stdout \"counters\" lines")
+	flag.StringVar(&cfg.CountersTopic, "counters.kafka.topic", def.CountersTopic, "Kafka topic for sFlow interface counter samples (empty: not published)")
 	keys := flag.String("key", strings.Join(def.KeyFields, ","), "FlowMessage fields (comma-separated) hashed into the message key; with -transport.kafka.hashing they pick the Kafka partition (\"\" = no key)")
 	logLevel := flag.String("loglevel", "info", "Log level")
 	logFmt := flag.String("logfmt", "normal", "Log formatter (normal or json)")

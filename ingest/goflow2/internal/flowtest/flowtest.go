@@ -171,3 +171,32 @@ func FreeUDPPort(t testing.TB) int {
 	}
 	return port
 }
+
+// SFlowIfCounters is sFlow's generic interface counter record (counter_data
+// format 1, 88 bytes), written field by field from sflow_version_5.txt.
+func SFlowIfCounters(ifIndex uint32, speed, outOctets uint64, outUcast, outDiscards uint32) []byte {
+	return Be(uint32(1), uint32(88), // format, length
+		ifIndex, uint32(6), speed, uint32(1), uint32(3), // ifIndex, ifType, ifSpeed, direction, status
+		uint64(0), uint32(0), uint32(0), uint32(0), uint32(0), uint32(0), uint32(0), // in: octets, ucast, mcast, bcast, discards, errors, unknown
+		outOctets, outUcast, uint32(0), uint32(0), outDiscards, uint32(0), // out: octets, ucast, mcast, bcast, discards, errors
+		uint32(0)) // promiscuous
+}
+
+// SFlowCounterSample is a counter sample (format 2) of source ifIndex
+// `source` holding `records` (each already framed).
+func SFlowCounterSample(source uint32, records ...[]byte) []byte {
+	body := Be(uint32(9), source, uint32(len(records))) // sequence, source id (type 0), record count
+	for _, r := range records {
+		body = append(body, r...)
+	}
+	return append(Be(uint32(2), uint32(len(body))), body...)
+}
+
+// SFlow is an sFlow v5 datagram of agent 127.0.0.1, sub-agent 2, sequence 7.
+func SFlow(uptimeMs uint32, samples ...[]byte) []byte {
+	d := Be(uint32(5), uint32(1), []byte{127, 0, 0, 1}, uint32(2), uint32(7), uptimeMs, uint32(len(samples)))
+	for _, s := range samples {
+		d = append(d, s...)
+	}
+	return d
+}

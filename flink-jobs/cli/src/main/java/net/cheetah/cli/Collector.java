@@ -132,6 +132,7 @@ final class Collector extends ProcessComponent {
     say.accept("starting goflow2 (NetFlow v5/v9/IPFIX on udp 127.0.0.1:" + udpPort + ")");
     process.start();
     process.awaitLine(l -> l.contains("\"ready\""), Duration.ofSeconds(30));
+    watchExit("goflow2");
   }
 
   /**

@@ -57,6 +57,9 @@ final class Stack implements AutoCloseable, RunningStack {
                 named("the warehouse", warehouse),
                 named("goflow2", collector)),
             (name, e) -> say.accept("while stopping " + name + ": " + e.getMessage()));
+    // Said when it happens, as FlinkJobs says a job's end: nobody may be waiting on failure().
+    warehouse.endedByItself().thenAccept(m -> say.accept("ERROR: " + m));
+    collector.endedByItself().thenAccept(m -> say.accept("ERROR: " + m));
   }
 
   /** Cheetah's jobs in pipeline order; each is built when submitted, once the broker runs. */
@@ -192,17 +195,21 @@ final class Stack implements AutoCloseable, RunningStack {
 
   /**
    * Completes, with what to tell the user, once a job has ended by itself (see {@link
-   * FlinkJobs#failure}): whoever waits on the stack should stop and exit non-zero.
+   * FlinkJobs#failure}) or the warehouse or goflow2 exited without being asked to: whoever waits on
+   * the stack should stop and exit non-zero, since the stack no longer delivers.
    */
-  CompletableFuture<String> jobFailure() {
-    return jobs.failure();
+  CompletableFuture<String> failure() {
+    return CompletableFuture.anyOf(
+            jobs.failure(), warehouse.endedByItself(), collector.endedByItself())
+        .thenApply(String::valueOf);
   }
 
-  /** Throws with the failure's description if a job of this stack ended by itself. */
+  /** Throws with the failure's description if a job or a process of this stack ended by itself. */
   @Override
   public void requireJobsRunning() {
-    if (jobs.failure().isDone()) {
-      throw new IllegalStateException(jobs.failure().join());
+    CompletableFuture<String> failure = failure();
+    if (failure.isDone()) {
+      throw new IllegalStateException(failure.join());
     }
   }
 }

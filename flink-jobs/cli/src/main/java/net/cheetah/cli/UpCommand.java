@@ -16,8 +16,9 @@ import picocli.CommandLine.Mixin;
       "the warehouse (ClickHouse HTTP on 127.0.0.1:warehouse.http-port) and goflow2",
       "(NetFlow v5/v9/IPFIX on UDP 127.0.0.1:netflow.udp-port). Ctrl-C stops input first,",
       "takes job savepoints and lets the warehouse catch up; the next `up` resumes from them.",
-      "If a job fails for good (flink.restart-attempts used up), the stack stops the same way",
-      "and exits 1. Data: data-dir (default .cheetah/data)."
+      "If a job fails for good (flink.restart-attempts used up), or the warehouse or goflow2",
+      "exits by itself, the stack stops the same way and exits 1. Data: data-dir (default",
+      ".cheetah/data)."
     })
 final class UpCommand implements Callable<Integer> {
   @Mixin ConfigOptions config;
@@ -65,12 +66,16 @@ final class UpCommand implements Callable<Integer> {
             + "\"bootstrap\":\"%s\"}%n",
         stack.netflowPort(), stack.warehouseUrl(), stack.flinkUrl(), stack.bootstrap());
     System.out.flush();
-    CompletableFuture.anyOf(stopped, stack.jobFailure()).join();
+    CompletableFuture<String> failure = stack.failure();
+    CompletableFuture.anyOf(stopped, failure).join();
     if (stopped.isDone()) {
       return 0;
     }
-    // A job failed for good: exit 1, and the shutdown hook stops the rest cleanly.
-    System.err.println("up: stopping because a Flink job failed: " + stack.jobFailure().join());
+    // A job failed for good, or a process died: exit 1, and the shutdown hook stops the rest
+    // cleanly (savepoints, so the next `up` resumes where this one stopped).
+    System.err.println(
+        "up: stopping because the stack no longer delivers (see the ERROR above); the next"
+            + " `./cheetah up` resumes where this one stopped");
     return 1;
   }
 }

@@ -83,6 +83,7 @@ final class Warehouse extends ProcessComponent {
     process.start();
     String ready = process.awaitLine(l -> l.startsWith("READY "), Duration.ofSeconds(180));
     url = ready.substring("READY ".length()).trim();
+    watchExit("the warehouse");
     say.accept("warehouse at " + url);
   }
 

@@ -28,8 +28,8 @@ import org.junit.jupiter.api.io.TempDir;
 /**
  * `cheetah up` does not wait forever on a broken pipeline: once one of its jobs ends by itself
  * (here cancelled through the REST API, as from the web UI; a job FAILED after its restart attempts
- * takes the same path, FlinkJobsTest), it prints an ERROR naming the job, stops the rest, and exits
- * 1. Runs `up` in a child JVM, as the user does.
+ * takes the same path, FlinkJobsTest), or one of its processes dies, it prints an ERROR naming what
+ * ended, stops the rest, and exits 1. Runs `up` in a child JVM, as the user does.
  */
 @Tag("integration")
 @Timeout(value = 6, unit = TimeUnit.MINUTES)
@@ -41,6 +41,55 @@ class UpCommandTest {
 
   @Test
   void upExitsOneWhenAJobEndsByItself() throws Exception {
+    try (ChildProcess up = startUp()) {
+      String ready = up.awaitLine(l -> l.contains("\"event\":\"ready\""), Duration.ofMinutes(3));
+      String flink = new ObjectMapper().readTree(ready).path("flink_url").asText();
+      EndToEnd.say(TEST, "ready; cancelling " + CheetahJob.NAME + " through " + flink);
+      cancel(flink, CheetahJob.NAME);
+
+      int rc = up.awaitExit(Duration.ofMinutes(2));
+      String stderr = Files.readString(up.config().stderrLog());
+      assertThat(stderr)
+          .as("up's stderr")
+          .contains("up: ERROR: Flink job " + CheetahJob.NAME + " CANCELED")
+          .contains("up: stopping because the stack no longer delivers");
+      assertThat(rc).as("up's exit code once a job ended by itself").isEqualTo(1);
+    }
+  }
+
+  /**
+   * A warehouse killed under a running `up` (as the OOM killer would) ends `up` with an ERROR and
+   * exit 1: before, `up` ran on for hours without one, saying nothing, while nothing was stored.
+   */
+  @Test
+  void upExitsOneWhenItsWarehouseIsKilled() throws Exception {
+    try (ChildProcess up = startUp()) {
+      up.awaitLine(l -> l.contains("\"event\":\"ready\""), Duration.ofMinutes(3));
+      ProcessHandle warehouse =
+          ProcessHandle.of(up.pid())
+              .orElseThrow()
+              .descendants()
+              .filter(p -> p.info().commandLine().orElse("").contains("cheetah_warehouse"))
+              .findFirst()
+              .orElseThrow(() -> new AssertionError("no warehouse process under up " + up.pid()));
+      EndToEnd.say(TEST, "ready; SIGKILL to the warehouse, PID " + warehouse.pid());
+      assertThat(warehouse.destroyForcibly()).isTrue();
+
+      int rc = up.awaitExit(Duration.ofMinutes(2));
+      String stderr = Files.readString(up.config().stderrLog());
+      assertThat(stderr)
+          .as("up's stderr")
+          .contains(
+              "up: ERROR: the warehouse (PID "
+                  + warehouse.pid()
+                  + ") exited by itself with code 137 (signal 9)")
+          .contains("up: stopping because the stack no longer delivers");
+      assertThat(rc).as("up's exit code once its warehouse died").isEqualTo(1);
+    }
+  }
+
+  /** `cheetah up` in a child JVM, as the user runs it, on free ports and its own data dir. */
+  private ChildProcess startUp() throws Exception {
     Tools tools = EndToEnd.tools();
     Path logs = dir.resolve("logs");
     List<String> cmd =
@@ -61,28 +110,14 @@ class UpCommandTest {
             "warehouse.http-port", Integer.toString(FreePorts.pick()),
             "data-dir", dir.resolve("data").toString());
     sets.forEach((k, v) -> cmd.addAll(List.of("--set", k + "=" + v)));
-    try (ChildProcess up =
-        EndToEnd.child(
-            logs,
-            "cheetah-up",
-            cmd,
-            Map.of(
-                "CHEETAH_HOME", tools.home().toString(),
-                "CHEETAH_PYTHON", tools.python().toString(),
-                "CHEETAH_GOFLOW2", tools.goflow2().toString()))) {
-      String ready = up.awaitLine(l -> l.contains("\"event\":\"ready\""), Duration.ofMinutes(3));
-      String flink = new ObjectMapper().readTree(ready).path("flink_url").asText();
-      EndToEnd.say(TEST, "ready; cancelling " + CheetahJob.NAME + " through " + flink);
-      cancel(flink, CheetahJob.NAME);
-
-      int rc = up.awaitExit(Duration.ofMinutes(2));
-      String stderr = Files.readString(up.config().stderrLog());
-      assertThat(stderr)
-          .as("up's stderr")
-          .contains("up: ERROR: Flink job " + CheetahJob.NAME + " CANCELED")
-          .contains("up: stopping because a Flink job failed");
-      assertThat(rc).as("up's exit code once a job ended by itself").isEqualTo(1);
-    }
+    return EndToEnd.child(
+        logs,
+        "cheetah-up",
+        cmd,
+        Map.of(
+            "CHEETAH_HOME", tools.home().toString(),
+            "CHEETAH_PYTHON", tools.python().toString(),
+            "CHEETAH_GOFLOW2", tools.goflow2().toString()));
   }
 
   /** PATCH /jobs/ID?mode=cancel for the running job called {@code name}. */

@@ -58,7 +58,7 @@ public final class NfdumpLine {
               src,
               dst,
               uint(f[5], "source port"),
-              uint(f[6], "destination port"),
+              dstPort(f[6]),
               uint(f[7], "protocol"),
               ulong(f[8], "packets"),
               ulong(f[9], "bytes"),
@@ -136,6 +136,25 @@ public final class NfdumpLine {
     } catch (java.net.UnknownHostException e) {
       throw new IllegalArgumentException("'" + t + "' is not an IP address");
     }
+  }
+
+  /**
+   * The destination port, or for ICMP what nfdump prints as "TYPE.CODE" (even with -N), back to the
+   * NetFlow encoding TYPE·256 + CODE, as the archive holds it.
+   */
+  static int dstPort(String s) {
+    String t = s.trim();
+    int dot = t.indexOf('.');
+    if (dot < 0) {
+      return uint(t, "destination port");
+    }
+    long type = ulong(t.substring(0, dot), "ICMP type");
+    long code = ulong(t.substring(dot + 1), "ICMP code");
+    if (type > 255 || code > 255) {
+      throw new IllegalArgumentException(
+          "ICMP type.code '" + t + "' is not two numbers in 0..255 (nfdump -N)");
+    }
+    return (int) (type * 256 + code);
   }
 
   private static int uint(String s, String what) {

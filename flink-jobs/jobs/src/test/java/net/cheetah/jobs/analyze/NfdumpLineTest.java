@@ -32,6 +32,27 @@ class NfdumpLineTest {
     assertThat(m.getTcpFlags()).isEqualTo(0x1B);
   }
 
+  /**
+   * nfdump prints an ICMP flow's destination port as TYPE.CODE even with -N (here ICMPv6 neighbour
+   * solicitation, 135.0, seen on a test's veth); the archive holds TYPE·256 + CODE.
+   */
+  @Test
+  void icmpTypeAndCodeAreReadBackIntoThePort() throws Exception {
+    String line =
+        "1795696906.300|0.000|127.0.0.1|0:0:0:0:0:0:0:0|ff02:0:0:0:0:1:ff02:b4c|0|135.0|58|1|72|0|0"
+            + "|0|0|........|0";
+    FlowMessage m = NfdumpLine.parse(line).orElseThrow();
+    assertThat(m.getDstPort()).isEqualTo(135 * 256);
+    assertThat(NfdumpLine.parse(line.replace("|135.0|", "|3.13|")).orElseThrow().getDstPort())
+        .isEqualTo(3 * 256 + 13);
+    assertThatThrownBy(() -> NfdumpLine.parse(line.replace("|135.0|", "|256.0|")))
+        .isInstanceOf(NfdumpLine.BadLine.class)
+        .hasMessageContaining("0..255");
+    assertThatThrownBy(() -> NfdumpLine.parse(line.replace("|135.0|", "|1.x|")))
+        .isInstanceOf(NfdumpLine.BadLine.class)
+        .hasMessageContaining("ICMP code");
+  }
+
   @Test
   void ipv6AddressesAreKept() throws Exception {
     String line = TCP.replace("198.18.1.10", "2001:db8::1").replace("198.18.2.20", "2001:db8::2");
