@@ -17,7 +17,7 @@ from conftest import CHART, ROOT, RENDERINGS, helm, of_kind, render, render_text
 MANIFEST = yaml.safe_load((ROOT / "schemas" / "topics.yaml").read_text())["topics"]
 DEFAULTS = yaml.safe_load((CHART / "values.yaml").read_text())
 PRODUCTION = yaml.safe_load((CHART / "values-production.yaml").read_text())
-JOBS = {"cheetah-normalize", "cheetah-cheetahs", "cheetah-link-stats", "cheetah-thresholds", "cheetah-redirects"}
+JOBS = {"cheetah-normalize", "cheetah-cheetahs", "cheetah-link-stats", "cheetah-thresholds", "cheetah-redirects", "cheetah-throughput"}
 
 
 def merged(base: dict, over: dict) -> dict:

@@ -49,7 +49,7 @@ import org.apache.kafka.common.serialization.ByteArraySerializer;
  * Detection-to-command latency of redirects in the embedded runtime (issue 13, item 5): an in-JVM
  * broker and a Flink MiniCluster set up as `cheetah up` sets them up (loopback, free ports, a temp
  * dir, {@link JobEnvironment}: exactly-once checkpoints every flink.checkpoint-interval-ms),
- * running the stack's five jobs. It feeds, live and paced, NetFlow (goflow2 messages of {@link
+ * running the stack's jobs. It feeds, live and paced, NetFlow (goflow2 messages of {@link
  * SyntheticWorkload} on flows.goflow2.v1, so the cheetah job detects cheetahs as it goes) and probe
  * cheetahs (START events, source PROBE, on cheetahs.v1 from a plain producer with the probe's
  * producer settings: acks=all, lz4, linger.ms 50; docs/PROBE.md, "Kafka").

@@ -65,9 +65,9 @@ final class ClusterCommand implements Callable<Integer> {
 
     @Option(
         names = "--slots",
-        defaultValue = "10",
+        defaultValue = "12",
         description =
-            "Task slots per TaskManager (default ${DEFAULT-VALUE}: one TaskManager can run all five"
+            "Task slots per TaskManager (default ${DEFAULT-VALUE}: one TaskManager can run all six"
                 + " jobs at parallelism 2 when the other is lost).")
     int slots;
 

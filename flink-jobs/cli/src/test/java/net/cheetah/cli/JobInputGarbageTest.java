@@ -27,7 +27,9 @@ import net.cheetah.jobs.CheetahJob;
 import net.cheetah.jobs.LinkStatsJob;
 import net.cheetah.jobs.NormalizeJob;
 import net.cheetah.jobs.RedirectJob;
+import net.cheetah.jobs.StreamJob;
 import net.cheetah.jobs.ThresholdJob;
+import net.cheetah.jobs.ThroughputJob;
 import net.cheetah.runtime.Wait;
 import net.cheetah.schemas.goflow2.FlowMessage;
 import net.cheetah.schemas.v1.CheetahEvent;
@@ -115,6 +117,7 @@ class JobInputGarbageTest {
     String links = net.cheetah.jobs.links.LinkInputs.STAGE;
     String thresholds = net.cheetah.jobs.thresholds.ThresholdInputs.STAGE;
     String redirects = net.cheetah.jobs.redirects.Sightings.STAGE;
+    String throughput = net.cheetah.jobs.throughput.ThroughputInputs.STAGE;
 
     // flows.goflow2.v1 (normalize): length-delimited goflow2 messages.
     unreadable(Topics.GOFLOW2, "malformed_message", normalize);
@@ -132,25 +135,32 @@ class JobInputGarbageTest {
                     HEX.formatHex(inverted.toByteArray())))));
     byte[] goodGoflow = delimited(goflow(7100).build());
 
-    // flows.v1 (the cheetah job).
-    unreadable(Topics.FLOWS, "undecodable", cheetahs);
+    // flows.v1 (the cheetah job and the throughput job).
+    unreadable(Topics.FLOWS, "undecodable", cheetahs, throughput);
     garbage(
         Topics.FLOWS,
         flow(7201).setEndMs(now - 20_000).build().toByteArray(),
         "inverted_times",
-        cheetahs);
+        cheetahs,
+        throughput);
     garbage(
-        Topics.FLOWS, flow(7202).setBytes(-1).build().toByteArray(), "impossible_counts", cheetahs);
+        Topics.FLOWS,
+        flow(7202).setBytes(-1).build().toByteArray(),
+        "impossible_counts",
+        cheetahs,
+        throughput);
     garbage(
         Topics.FLOWS,
         flow(7203).setSrcAddr(ByteString.copyFrom(new byte[] {10, 0, 0})).build().toByteArray(),
         "bad_address",
-        cheetahs);
+        cheetahs,
+        throughput);
     garbage(
         Topics.FLOWS,
         flow(7204).setStartMs(now + 2 * DAY).setEndMs(now + 2 * DAY + 1000).build().toByteArray(),
         "future_times",
-        cheetahs);
+        cheetahs,
+        throughput);
     List<byte[]> goodFlows =
         List.of(
             flow(7001).build().toByteArray(),
@@ -278,8 +288,8 @@ class JobInputGarbageTest {
     byte[] goodStats = stats("manual-link", t0).build().toByteArray();
 
     List<Row> expected = garbage.stream().flatMap(s -> s.expected().stream()).toList();
-    // Counted by hand from the lists above: 4 + 7 + 8 + 2 x 9 + 2 x 7 + 8.
-    assertThat(expected).as("rejections this test expects").hasSize(59);
+    // Counted by hand from the lists above: 4 + 2 x 7 + 8 + 2 x 9 + 2 x 7 + 8.
+    assertThat(expected).as("rejections this test expects").hasSize(66);
 
     try (Stack stack =
         new Stack(
@@ -330,6 +340,7 @@ class JobInputGarbageTest {
       // Every job read past every record sent to it, the garbage and the good after it.
       awaitConsumed(stack.bootstrap(), NormalizeJob.NAME, List.of(Topics.GOFLOW2));
       awaitConsumed(stack.bootstrap(), CheetahJob.NAME, List.of(Topics.FLOWS));
+      awaitConsumed(stack.bootstrap(), ThroughputJob.NAME, List.of(Topics.FLOWS));
       awaitConsumed(
           stack.bootstrap(),
           LinkStatsJob.NAME,
@@ -383,7 +394,7 @@ class JobInputGarbageTest {
       EndToEnd.assertNoRestarts(stack);
       assertThat(failures(stack))
           .as("failures per job (a decoder that throws fails its task, and Flink restarts the job)")
-          .hasSize(5)
+          .hasSize(StreamJob.stack().size())
           .allSatisfy((name, f) -> assertThat(f).as(name).isEmpty());
     }
     EndToEnd.say(TEST, String.format("passed in %.1f s", (System.nanoTime() - t0Run) / 1e9));

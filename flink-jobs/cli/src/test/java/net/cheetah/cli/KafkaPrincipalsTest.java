@@ -66,15 +66,15 @@ class KafkaPrincipalsTest {
   }
 
   @Test
-  void theCollectorWritesFlowsAndRejectionsOnly() throws Exception {
+  void theCollectorWritesFlowsRejectionsAndSflowCountersOnly() throws Exception {
     KafkaPrincipals p = KafkaPrincipals.read(ROOT);
+    // sFlow interface counter samples go to snmp.counters.v1 (schemas/topics.yaml).
     assertThat(grants(p, "cheetah-collector"))
         .containsExactlyInAnyOrder(
             "TOPIC LITERAL flows.goflow2.v1 WRITE",
             "TOPIC LITERAL flows.goflow2.v1 DESCRIBE",
             "TOPIC LITERAL flows.rejected.v1 WRITE",
             "TOPIC LITERAL flows.rejected.v1 DESCRIBE",
-            // sFlow interface counters (docs/FABRIC.md, "Through the collector").
             "TOPIC LITERAL snmp.counters.v1 WRITE",
             "TOPIC LITERAL snmp.counters.v1 DESCRIBE",
             "TRANSACTIONAL_ID PREFIXED cheetah-collector WRITE",

@@ -1091,7 +1091,9 @@ public record CheetahConfig(
       double slowFraction,
       double saturatedPercent,
       long peerWindowMs,
-      int sitePrefixV4)
+      int sitePrefixV4,
+      int history,
+      int pairTtlDays)
       implements Serializable {
     public static final Key<Long> INSTANCE_WINDOW_MS =
         Key.whole(
@@ -1180,6 +1182,20 @@ public record CheetahConfig(
                 "IPv4 hosts in one prefix of this length are one site (IPv6: twice it); peers are"
                     + " host pairs between the same two sites")
             .check(v -> v >= 0 && v <= 32, "in 0..32");
+    public static final Key<Integer> HISTORY =
+        Key.integer(
+                "throughput.history",
+                "1000",
+                "the throughput job keeps this many latest observations per series (diurnal fits,"
+                    + " steps) and transfers per host pair (PRCA); older ones are forgotten")
+            .check(v -> v >= 10, ">= 10");
+    public static final Key<Integer> PAIR_TTL_DAYS =
+        Key.integer(
+                "throughput.pair-ttl-days",
+                "8",
+                "the throughput job forgets a host pair's series after this many days (event time)"
+                    + " without an observation")
+            .check(v -> v >= 1, ">= 1");
     public static final List<Key<?>> KEYS =
         List.of(
             INSTANCE_WINDOW_MS,
@@ -1195,7 +1211,9 @@ public record CheetahConfig(
             SLOW_FRACTION,
             SATURATED_PERCENT,
             PEER_WINDOW_MS,
-            SITE_PREFIX_V4);
+            SITE_PREFIX_V4,
+            HISTORY,
+            PAIR_TTL_DAYS);
 
     public Throughput {
       INSTANCE_WINDOW_MS.require(instanceWindowMs);
@@ -1212,6 +1230,8 @@ public record CheetahConfig(
       SATURATED_PERCENT.require(saturatedPercent);
       PEER_WINDOW_MS.require(peerWindowMs);
       SITE_PREFIX_V4.require(sitePrefixV4);
+      HISTORY.require(history);
+      PAIR_TTL_DAYS.require(pairTtlDays);
     }
 
     static Throughput from(Values v) {
@@ -1229,7 +1249,9 @@ public record CheetahConfig(
           v.get(SLOW_FRACTION),
           v.get(SATURATED_PERCENT),
           v.get(PEER_WINDOW_MS),
-          v.get(SITE_PREFIX_V4));
+          v.get(SITE_PREFIX_V4),
+          v.get(HISTORY),
+          v.get(PAIR_TTL_DAYS));
     }
 
     /** The defaults (tests and the offline command without --config). */

@@ -23,7 +23,8 @@ public interface StreamJob {
         new CheetahJob(),
         new LinkStatsJob(),
         new ThresholdJob(),
-        new RedirectJob());
+        new RedirectJob(),
+        new ThroughputJob());
   }
 
   /**

@@ -30,20 +30,33 @@ public final class AppInstances {
     List<Instance> out = new ArrayList<>();
     byPair.forEach(
         (pair, list) -> {
-          list.sort(Comparator.comparingLong(FlowStream::startMs));
-          List<FlowStream> current = new ArrayList<>();
-          for (FlowStream s : list) {
-            // Anchored at the first start: every two members start within the window of each other.
-            if (!current.isEmpty() && s.startMs() - current.get(0).startMs() > windowMs) {
-              out.add(instance(pair, current));
-              current = new ArrayList<>();
-            }
-            current.add(s);
-          }
-          if (!current.isEmpty()) {
-            out.add(instance(pair, current));
+          for (List<FlowStream> members : members(list)) {
+            out.add(instance(pair, members));
           }
         });
+    return out;
+  }
+
+  /**
+   * The flows of each instance of one host pair's {@code streams}, by start: anchored at the first
+   * start, every two members start within the window of each other (control flows included; {@link
+   * #instance} tells them apart). The streaming job keeps its open instances by this.
+   */
+  public List<List<FlowStream>> members(List<FlowStream> streams) {
+    List<FlowStream> list = new ArrayList<>(streams);
+    list.sort(Comparator.comparingLong(FlowStream::startMs));
+    List<List<FlowStream>> out = new ArrayList<>();
+    List<FlowStream> current = new ArrayList<>();
+    for (FlowStream s : list) {
+      if (!current.isEmpty() && s.startMs() - current.get(0).startMs() > windowMs) {
+        out.add(current);
+        current = new ArrayList<>();
+      }
+      current.add(s);
+    }
+    if (!current.isEmpty()) {
+      out.add(current);
+    }
     return out;
   }
 
