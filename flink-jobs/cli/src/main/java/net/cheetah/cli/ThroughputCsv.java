@@ -175,15 +175,7 @@ final class ThroughputCsv {
 
   private static String cell(Object c) {
     if (c instanceof Double d) {
-      if (!Double.isFinite(d)) {
-        return d.isNaN() ? "" : d > 0 ? "inf" : "-inf";
-      }
-      String s =
-          new java.math.BigDecimal(d)
-              .setScale(6, java.math.RoundingMode.HALF_EVEN)
-              .stripTrailingZeros()
-              .toPlainString();
-      return s.equals("-0") ? "0" : s;
+      return net.cheetah.jobs.throughput.Alerts.bps(d);
     }
     String s = String.valueOf(c);
     if (s.contains(",") || s.contains("\"") || s.contains("\n")) {

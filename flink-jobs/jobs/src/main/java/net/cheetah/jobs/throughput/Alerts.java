@@ -113,8 +113,11 @@ public final class Alerts {
         .build();
   }
 
-  /** A rate as the offline CSVs write it: up to 6 decimals, no exponent, NaN empty. */
-  static String bps(double v) {
+  /**
+   * A rate as the alerts' messages and the offline CSVs (`cheetah throughput`) write it: up to 6
+   * decimals, no exponent, NaN empty.
+   */
+  public static String bps(double v) {
     if (!Double.isFinite(v)) {
       return Double.isNaN(v) ? "" : v > 0 ? "inf" : "-inf";
     }
