@@ -9,17 +9,16 @@ both. Scenarios:
 - step: a third pair (other sites) whose path is shaped to 40 Mb/s, then 10 Mb/s after its fifth
   transfer. A step must be found between the fifth and sixth transfer, in the tool's series and
   in the flows' series.
-- saturated receiver: two more peer pairs, unshaped (so a transfer is as fast as the CPU lets
-  it be), one of them run while CPU hogs keep every core busy, with sysstat sampling the machine
-  each second and its samples attributed to that pair's receiver (`--as-host`). The PRCA must
-  name the receiver's CPU. (Sender and receiver are one machine here, so a hog slows both ends;
-  the samples say only the receiver's.)
 - agreement: passive (formula 1) and active throughput agree within a few percent, as the study
   found for iperf (here within 0.7 %: NetFlow's bytes include the headers iperf3 does not count,
   and its stream time includes the connection's start).
 
 Not built here: a window scenario (the kernel here has no netem, so no path with a round-trip
-time to make a small window slow) and a saturated disk.
+time to make a small window slow) and a saturated receiver. That one was tried: an unshaped pair
+received beside CPU hogs, sysstat samples shipped `--as-host` its receiver. It held on a busy
+machine (1.84 vs 3.18 Gb/s, "receiver cpu 100%") but not on an idle one (both pairs 3.3 Gb/s):
+most of a veth transfer's work is the kernel's, which the hogs do not take from it, and pinning
+the receiver under hogs of higher priority moved the rates of both pairs unpredictably.
 """
 
 from __future__ import annotations
@@ -65,8 +64,6 @@ class Pair:
 ONE = Pair("10.71.1.2", "10.71.2.2", 41000, 1)
 FOUR = Pair("10.71.1.3", "10.71.2.3", 42000, 4)
 STEP = Pair("10.73.1.2", "10.73.2.2", 0, 1)
-COOL = Pair("10.74.1.2", "10.74.2.2", 0, 1)
-HOT = Pair("10.74.1.3", "10.74.2.3", 0, 1)
 
 
 @dataclass
@@ -128,7 +125,7 @@ def await_listening(ns: str, proto: str, port: int, process: subprocess.Popen[by
 
 @pytest.fixture
 def testbed(tmp_path: Path) -> Iterator[NetnsBed]:
-    for tool in ("ip", "tc", "iperf3", "softflowd", "softflowctl", "nfcapd", "sadf"):
+    for tool in ("ip", "tc", "iperf3", "softflowd", "softflowctl", "nfcapd"):
         assert shutil.which(tool), f"{tool} is not installed (./cheetah setup installs it)"
     assert os.geteuid() == 0, "network namespaces need root"
     tag = f"{os.getpid() % 100000}"
@@ -140,8 +137,8 @@ def testbed(tmp_path: Path) -> Iterator[NetnsBed]:
         sh("ip", "link", "add", t.veth, "type", "veth", "peer", "name", f"{t.veth}r")
         sh("ip", "link", "set", t.veth, "netns", t.tx)
         sh("ip", "link", "set", f"{t.veth}r", "netns", t.rx)
-        for ns, dev, addrs in ((t.tx, t.veth, (ONE.src, FOUR.src, STEP.src, COOL.src, HOT.src)),
-                               (t.rx, f"{t.veth}r", (ONE.dst, FOUR.dst, STEP.dst, COOL.dst, HOT.dst))):
+        for ns, dev, addrs in ((t.tx, t.veth, (ONE.src, FOUR.src, STEP.src)),
+                               (t.rx, f"{t.veth}r", (ONE.dst, FOUR.dst, STEP.dst))):
             sh("ip", "-n", ns, "link", "set", "lo", "up")
             for a in addrs:
                 sh("ip", "-n", ns, "addr", "add", f"{a}/8", "dev", dev)
@@ -197,23 +194,6 @@ def test_real_transfers_stream_count_and_a_path_step(testbed: NetnsBed) -> None:
                         "-c", t.ctl)
     t.await_log("softflowd", "starting data collection", softflowd)
 
-    sadc = next((p for p in ("/usr/lib/sysstat/sadc", "/usr/lib64/sa/sadc") if os.path.exists(p)), None)
-    assert sadc, "sysstat is not installed: run ./cheetah setup (it installs sysstat pinned)"
-    sa = t.work / "sa"
-    sampler = subprocess.Popen([sadc, "1", "100000", str(sa)], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    t.processes.append(sampler)
-
-    def hot_transfer(run: int) -> None:
-        hogs = [subprocess.Popen([sys.executable, "-c", "while True: pass"]) for _ in range(2 * (os.cpu_count() or 2))]
-        t.processes.extend(hogs)
-        try:
-            time.sleep(1.5)  # a sample with the hogs running before the transfer starts
-            transfer(HOT, run, f"hot-{run}", 3)
-        finally:
-            for h in hogs:
-                h.kill()
-                h.wait()
-
     step_starts: list[float] = []
     last: dict[Pair, float] = {}
 
@@ -232,8 +212,6 @@ def test_real_transfers_stream_count_and_a_path_step(testbed: NetnsBed) -> None:
         if i < STREAM_RUNS:
             transfer(ONE, i, f"one-{i}", 2)
             transfer(FOUR, i, f"four-{i}", 2)
-            transfer(COOL, i, f"cool-{i}", 3)
-            hot_transfer(i)
 
     # softflowd exports what it still holds and exits; then nfcapd closes its file on SIGTERM.
     sh("ip", "netns", "exec", t.tx, "softflowctl", "-c", t.ctl, "shutdown")
@@ -242,22 +220,12 @@ def test_real_transfers_stream_count_and_a_path_step(testbed: NetnsBed) -> None:
     capd.terminate()
     capd.wait(timeout=30)
 
-    sampler.terminate()
-    sampler.wait(timeout=30)
-
     cheetah = str(REPO / "cheetah")
-    # Host samples from sysstat only (iperf3's own CPU figures are its processes', not the host's).
     ship = subprocess.run([sys.executable, "-m", "cheetah_transfers", "iperf3", str(logs), "--out",
-                           str(shipped / "transfers.jsonl")], cwd=HERE, capture_output=True, text=True, timeout=60)
+                           str(shipped / "transfers.jsonl"), "--hosts", str(shipped / "hosts.csv")],
+                          cwd=HERE, capture_output=True, text=True, timeout=60)
     assert ship.returncode == 0, ship.stderr
-    assert f"{STEP_RUNS + 4 * STREAM_RUNS} record(s), 0 rejected" in ship.stderr
-    sadf_json = t.work / "sadf.json"
-    sadf_json.write_text(subprocess.run(["sadf", "-j", str(sa), "--", "-u", "-d", "-n", "DEV", "-p"], check=True,
-                                        capture_output=True, text=True, timeout=60).stdout)
-    ship = subprocess.run([sys.executable, "-m", "cheetah_transfers", "sysstat", str(sadf_json), "--hosts",
-                           str(shipped / "hosts.csv"), "--as-host", HOT.dst], cwd=HERE, capture_output=True,
-                          text=True, timeout=60)
-    assert ship.returncode == 0 and ", 0 rejected" in ship.stderr, ship.stderr
+    assert f"{STEP_RUNS + 2 * STREAM_RUNS} record(s), 0 rejected" in ship.stderr
     run = subprocess.run([cheetah, "throughput", "--transfers", str(shipped), "--flows", str(archive), "--out",
                           str(out)], capture_output=True, text=True, timeout=300)
     assert run.returncode == 0, run.stdout + run.stderr
@@ -283,15 +251,7 @@ def test_real_transfers_stream_count_and_a_path_step(testbed: NetnsBed) -> None:
     assert float(p["reference_median_bps"]) == pytest.approx(4 * STREAM_RATE_MBIT * 1e6, rel=0.15), p
     assert not [r for r in prca if (r["src"], r["dst"]) == (FOUR.src, FOUR.dst)], prca
 
-    # The PRCA of the pair run beside the hogs: its receiver's CPU, saturated during its transfers.
-    h = only(prca, src=HOT.src, dst=HOT.dst)
-    assert (h["scope"], h["cause"], h["reference_src"]) == ("cluster", "resource", COOL.src), h
-    assert h["detail"].startswith("receiver cpu "), h
-    assert float(h["detail"].split()[2].rstrip("%")) >= 90, h
-    assert not [r for r in prca if (r["src"], r["dst"]) == (COOL.src, COOL.dst)], prca
-
-    # Passive formula 1 against iperf3: within a few percent, on the shaped paths. (Not on the
-    # unshaped ones: at 2-3 Gb/s softflowd's live capture loses packets, measured 3-11 % low.)
+    # Passive formula 1 against iperf3: within a few percent.
     comparison = read_csv(out / "comparison.csv")
     for pair, n in ((ONE, STREAM_RUNS), (FOUR, STREAM_RUNS), (STEP, STEP_RUNS)):
         c = only(comparison, src=pair.src, dst=pair.dst, tool="iperf3", formula="1")
