@@ -123,9 +123,15 @@ public record CheetahConfig(
 
     /** How long a partition without records holds event time back (the key's rule for 0). */
     public long effectiveFirstRecordHoldMs() {
-      return firstRecordHoldMs > 0
-          ? firstRecordHoldMs
-          : idleAdvanceMs > 0 ? idleAdvanceMs : outOfOrdernessMs;
+      return firstRecordHoldMs > 0 ? firstRecordHoldMs : defaultFirstRecordHoldMs();
+    }
+
+    /**
+     * The hold when detection.first-record-hold-ms is 0: the idle advance, or the out-of-orderness
+     * without one. Also the hold of a sparse input that must not wait for a longer one.
+     */
+    public long defaultFirstRecordHoldMs() {
+      return idleAdvanceMs > 0 ? idleAdvanceMs : outOfOrdernessMs;
     }
 
     static Detection from(Values v) {

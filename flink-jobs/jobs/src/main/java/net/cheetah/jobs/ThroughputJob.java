@@ -62,8 +62,7 @@ public final class ThroughputJob implements StreamJob {
             ThroughputInputs.transfers(),
             // Sparse: an empty transfers.v1 must not hold the flows back for
             // detection.first-record-hold-ms (the demo's is 10 minutes).
-            Optional.of(
-                watermarks(d, d.idleAdvanceMs() > 0 ? d.idleAdvanceMs() : d.outOfOrdernessMs())),
+            Optional.of(watermarks(d, d.defaultFirstRecordHoldMs())),
             ThroughputInput.class,
             "transfers-source");
     flows
