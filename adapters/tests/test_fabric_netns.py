@@ -101,6 +101,7 @@ def test_hosts_in_namespaces_get_the_link_capacity_and_ecmp_spreads_flows(tmp_pa
         # more; within 15 % of the capacity below.
         one = _iperf(h1, h2, "10.0.2.2", 5201, "-t", "8", "-O", "2")
         bps = one["end"]["sum_received"]["bits_per_second"]
+        print(f"h1 -> h2, one flow: {bps / 1e6:.2f} Mb/s")
         assert 0.85 * CAPACITY <= bps <= CAPACITY * PAYLOAD_SHARE * 1.02, f"{bps / 1e6:.2f} Mb/s on 10 Mb/s links"
         # the shaper did it: the HTB on h1's own end sent the flow's frames and held some back (overlimits)
         stats = json.loads(subprocess.run(["tc", "-n", h1, "-s", "-j", "qdisc", "show", "dev", "eth0"],
