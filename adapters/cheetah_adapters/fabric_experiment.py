@@ -46,6 +46,10 @@ CAPACITY_BPS = 10e6  # the study's links
 SERVER_PORT = 5201  # flow i's iperf3 server listens on SERVER_PORT + i
 CLIENT_PORTS = range(20000, 60000)  # where client ports are looked for
 MAX_TRIES = 4000  # client ports tried per flow before the placement gives up
+# iperf3 -w: both ends' socket buffers. The client ends once its last byte is in its send buffer, so
+# a small buffer keeps its exit close to the last byte's arrival (the kernel doubles it: 256 KB, 0.2 s
+# at 10 Mb/s), and is still far above what one flow needs in flight here (RTT under 0.2 s).
+SOCKET_BUFFER = "128K"
 
 
 @dataclass(frozen=True)
@@ -341,7 +345,7 @@ def run_once(fab: Fabricated, test: Test, variation: int, mode: str, seed: int, 
         starts = []
         for i, ((s, d, _, rate), port) in enumerate(zip(flows, ports)):
             argv = ["ip", "netns", "exec", str(fab.hosts[s]["netns"]), "iperf3", "-c", str(fab.hosts[d]["address"]),
-                    "-p", str(SERVER_PORT + i), "--cport", str(port), "-n", str(size_bytes), "-J"]
+                    "-p", str(SERVER_PORT + i), "--cport", str(port), "-n", str(size_bytes), "-w", SOCKET_BUFFER, "-J"]
             if rate > 0:
                 argv += ["-b", f"{rate:g}M"]
             starts.append(time.monotonic())
@@ -415,7 +419,8 @@ class Live:
                     p.wait()
 
 
-def start_live(fab: Fabricated, fabric_file: Path, policy: str, work: Path, log: Callable[[str], None]) -> Live:
+def start_live(fab: Fabricated, fabric_file: Path, policy: str, work: Path, log: Callable[[str], None],
+               extra: Sequence[str] = ()) -> Live:
     """`./cheetah up` with the fabric job (fabric.topology-file, fabric.sflow-map-file, fabric.policy) on
     free ports, then the openflow adapter on the fabric reading its commands. The stack's collector must
     listen for sFlow where fabric-up sends it (--sflow-collector)."""
@@ -425,6 +430,9 @@ def start_live(fab: Fabricated, fabric_file: Path, policy: str, work: Path, log:
     sets = {**{k: str(v) for k, v in zip(kinds, _free_ports(*kinds.values()))}, "data-dir": str(work / "data"),
             "fabric.topology-file": str(fabric_file), "fabric.sflow-map-file": str(fab.run_dir / "sflow-map.json"),
             "fabric.policy": policy}
+    for setting in extra:  # --stack-set KEY=VALUE
+        key, _, value = setting.partition("=")
+        sets[key] = value
     argv = [str(ROOT / "cheetah"), "up"] + [a for k, v in sets.items() for a in ("--set", f"{k}={v}")]
     log_file = (work / "up.log").open("w")
     stack = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=log_file, text=True, start_new_session=True)
@@ -493,6 +501,8 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--fabric", type=Path, help="topology file (default: the k = 4 fat-tree from ./cheetah fabric fat-tree)")
     p.add_argument("--sflow-collector", metavar="HOST:PORT",
                    help="the stack's sFlow listener, for the efm modes (fabric-up --sflow sends there)")
+    p.add_argument("--stack-set", action="append", default=[], metavar="KEY=VALUE",
+                   help="efm modes: a setting for ./cheetah up (repeatable), e.g. its collector's sFlow listener port")
     p.add_argument("--out", type=Path, required=True, help="output directory (results.json, summary.csv, table.md, fct.svg)")
     p.add_argument("--timeout", type=float, default=900, help="seconds a run may take (default 900)")
     return p
@@ -508,6 +518,8 @@ def main(argv: list[str] | None = None) -> int:
         p.error("--runs must be at least 1")
     if any(m != "ecmp" for m in modes) and not args.sflow_collector:
         p.error("the efm modes need --sflow-collector HOST:PORT (the stack's collector's sFlow listener)")
+    if any("=" not in x for x in args.stack_set):
+        p.error("--stack-set takes KEY=VALUE")
     if os.geteuid() != 0:
         p.error("needs root (network namespaces, veths, tc)")
     args.out.mkdir(parents=True, exist_ok=True)
@@ -529,7 +541,7 @@ def main(argv: list[str] | None = None) -> int:
         try:
             if mode != "ecmp":
                 (work / mode).mkdir(exist_ok=True)
-                live = start_live(fab, fabric_file, mode.split("-")[1], work / mode, log)
+                live = start_live(fab, fabric_file, mode.split("-")[1], work / mode, log, args.stack_set)
             for test in args.tests:
                 for variation in args.variations:
                     for i in range(args.runs):
