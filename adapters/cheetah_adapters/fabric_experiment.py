@@ -32,6 +32,7 @@ import statistics
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -301,6 +302,13 @@ class Fabricated:
 
 
 def fabric_up(fabric_file: Path, run_dir: Path, sflow: str | None = None) -> Fabricated:
+    # One userspace-datapath ovs-vswitchd per machine: each opens the tap device ovs-netdev, and a second
+    # one's bridges fail ("creating tap device failed: Device or resource busy"). Wait for another's end.
+    deadline = time.monotonic() + 1800
+    while Path("/sys/class/net/ovs-netdev").exists():
+        if time.monotonic() > deadline:
+            raise RuntimeError("another Open vSwitch with the userspace datapath has run for 30 min (tap ovs-netdev exists)")
+        time.sleep(2)
     argv = [sys.executable, "-m", "cheetah_adapters.fabric_up", "--fabric", str(fabric_file), "--run-dir", str(run_dir), "--netns"]
     if sflow:
         argv += ["--sflow", sflow]
@@ -350,10 +358,28 @@ def run_once(fab: Fabricated, test: Test, variation: int, mode: str, seed: int, 
                 argv += ["-b", f"{rate:g}M"]
             starts.append(time.monotonic())
             clients.append(subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True))
+        # Each client is waited for in its own thread, so each flow's end is the moment its client exits
+        # (waiting for them one after another would give a flow that ended first the end of the one
+        # waited for before it).
+        ended: dict[int, tuple[float, str, str]] = {}
+
+        def wait(i: int, c: subprocess.Popen[str]) -> None:
+            try:
+                out, err = c.communicate(timeout=timeout_s)
+            except subprocess.TimeoutExpired:
+                c.kill()
+                out, err = c.communicate()
+                err = f"timed out after {timeout_s} s; {err}"
+            ended[i] = (time.monotonic(), out, err)
+
+        waiters = [threading.Thread(target=wait, args=(i, c), daemon=True) for i, c in enumerate(clients)]
+        for t in waiters:
+            t.start()
+        for t in waiters:
+            t.join()
         records = []
         for i, c in enumerate(clients):
-            out, err = c.communicate(timeout=max(1.0, timeout_s - (time.monotonic() - starts[i])))
-            end = time.monotonic()
+            end, out, err = ended[i]
             if c.returncode != 0:
                 raise RuntimeError(f"iperf3 client of flow {i + 1} failed ({c.returncode}): {(err or out)[-800:]}")
             result = json.loads(out)
