@@ -196,12 +196,12 @@ def svg(rows: Sequence[dict[str, object]], size_bytes: int) -> str:
     ymax = next(m * e for m in (1, 2, 2.5, 5, 10) if m * e >= top)
     bw, gap, x0, y0, h = 14, 16, 70, 50, 260
     w = len(groups) * (len(modes) * bw + gap)
-    W, H = x0 + w + 30, y0 + h + 110
+    W, H = max(x0 + w + 30, 760), y0 + h + 110
     py = lambda v: y0 + h - v / ymax * h  # noqa: E731
     out = [f'<svg xmlns="http://www.w3.org/2000/svg" width="{W}" height="{H}" viewBox="0 0 {W} {H}" font-family="sans-serif" font-size="11">',
            '<rect width="100%" height="100%" fill="white"/>',
            f'<text x="{W / 2}" y="22" text-anchor="middle" font-size="14">Flow completion time, k = 4 fat-tree, 10 Mb/s links, '
-           f'{size_bytes / 1e6:g} MB per flow (mean, 95 % interval)</text>']
+           f'{size_bytes / 2 ** 20:g} MiB per flow (mean, 95 % interval)</text>']
     for i in range(6):
         v = ymax * i / 5
         out.append(f'<line x1="{x0}" y1="{py(v):.1f}" x2="{x0 + w}" y2="{py(v):.1f}" stroke="#e4e4e4"/>')
