@@ -416,8 +416,9 @@ def test_a_small_window_over_a_long_path_is_named_by_the_prca(delay_path: DelayB
     assert f"buffer {SMALL_WINDOW} (best {LARGE_WINDOW})" in p["detail"], p
     assert "streams" not in p["detail"], p  # the only setting that differs
     assert (p["reference_src"], p["reference_dst"]) == (LARGE.src, LARGE.dst), p
-    assert 0.5 * bound <= float(p["cluster_median_bps"]) <= 2.5 * bound, (p, bound)
-    assert float(p["reference_median_bps"]) == pytest.approx(PATH_MBIT * 1e6, rel=0.25), p
+    # Measured here: 5.7-7.3 Mbit/s against a bound of 6.55, and 35 Mbit/s on the 40 Mbit/s path.
+    assert 0.4 * bound <= float(p["cluster_median_bps"]) <= 2.5 * bound, (p, bound)
+    assert 0.6 * PATH_MBIT * 1e6 <= float(p["reference_median_bps"]) <= 1.05 * PATH_MBIT * 1e6, p
     assert not [r for r in prca if (r["src"], r["dst"]) == (LARGE.src, LARGE.dst)], prca
     # The flows over the long path agree with iperf3 as on the short one.
     comparison = read_csv(out / "comparison.csv")
