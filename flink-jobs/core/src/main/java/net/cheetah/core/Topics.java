@@ -44,6 +44,9 @@ public final class Topics {
   /** cheetah/v1/transfers.proto:Transfer, keyed by host pair (src_host, newline, dst_host). */
   public static final String TRANSFERS = "transfers.v1";
 
+  /** cheetah/v1/transfers.proto:HostSample, keyed by host. */
+  public static final String HOST_SAMPLES = "transfers.hosts.v1";
+
   /** cheetah/v1/cheetahs.proto:CheetahEvent, keyed by flow id. */
   public static final String CHEETAHS = "cheetahs.v1";
 
@@ -90,6 +93,7 @@ public final class Topics {
           PROBE_COUNTERS,
           SNMP_COUNTERS,
           TRANSFERS,
+          HOST_SAMPLES,
           CHEETAHS,
           CHEETAHS_CONTROL,
           FLOWSETS,

@@ -37,6 +37,7 @@ final class SchemaRules {
           Map.entry("probe.counters.v1", "ProbeCounters"),
           Map.entry("snmp.counters.v1", "SnmpCounters"),
           Map.entry("transfers.v1", "Transfer"),
+          Map.entry("transfers.hosts.v1", "HostSample"),
           Map.entry("cheetahs.v1", "CheetahEvent"),
           Map.entry("flowsets.v1", "Flowset"),
           Map.entry("links.stats.v1", "LinkStats"),
