@@ -43,6 +43,7 @@ USERS = {
     "incast adapter": "cheetah-adapters",  # the same program: ./cheetah adapter --target incast
     "warehouse": "cheetah-warehouse",
     "throughput job": "cheetah-throughput",
+    "fabric job": "cheetah-fabric",
 }
 
 HEADER = """\
