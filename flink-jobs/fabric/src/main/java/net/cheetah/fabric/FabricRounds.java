@@ -276,7 +276,11 @@ public final class FabricRounds {
     ElephantRerouter.Round r = rerouter.decide(new LinkState(util, rates), m.history, endMs);
     Map<String, String> rerouted = new HashMap<>();
     for (Reroute reroute : r.reroutes()) {
-      rerouted.put(reroute.link(), decide(reroute, endMs, out));
+      decide(reroute, endMs, out);
+      // The id decide gave its command (the same add, whatever the guardrails made of it).
+      rerouted.put(
+          reroute.link(),
+          RerouteCommands.add(reroute, device, endMs, guards.ruleTtlMs()).getCommandId());
     }
     m.lastSeenMs
         .keySet()
@@ -356,13 +360,12 @@ public final class FabricRounds {
     }
   }
 
-  /** Adds the decision on {@code r} to {@code out}; returns its command id. */
-  private String decide(Reroute r, long endMs, List<Decision> out) {
+  private void decide(Reroute r, long endMs, List<Decision> out) {
     RedirectCommand add = RerouteCommands.add(r, device, endMs, guards.ruleTtlMs());
     String refusal = refusal(r);
     if (!refusal.isEmpty()) {
       out.add(new Decision(add.toBuilder().setRefusal(refusal).build(), false));
-      return add.getCommandId();
+      return;
     }
     Active before = m.active.remove(r.flow());
     if (before != null) {
@@ -377,7 +380,6 @@ public final class FabricRounds {
             r.rateBps(),
             endMs));
     out.add(publish(add));
-    return add.getCommandId();
   }
 
   /** The guardrails of docs/ARCHITECTURE.md, "Redirect commands", that apply to a reroute. */
