@@ -80,6 +80,9 @@ public final class Topics {
   /** cheetah/v1/throughput.proto:Alert, keyed by host pair. */
   public static final String ALERTS = "alerts.v1";
 
+  /** cheetah/v1/fabric.proto:FabricLinkState, keyed by link id. */
+  public static final String FABRIC_LINKS = "fabric.links.v1";
+
   /** Every topic, in the manifest's order. */
   public static final List<String> ALL =
       List.of(
@@ -104,7 +107,8 @@ public final class Topics {
           REDIRECTS_ACKS,
           INCAST_GUARD,
           THROUGHPUT,
-          ALERTS);
+          ALERTS,
+          FABRIC_LINKS);
 
   /** Per-flow or per-packet topics: they get the high-volume partition count. */
   public static final Set<String> HIGH_VOLUME =
