@@ -92,6 +92,7 @@ class CheetahFunctionTest {
     send(rec(100_000, 110_000, 1200)); // due at 110 s, before the close time: one timer moved
     assertThat(h.numEventTimeTimers()).isEqualTo(1);
     h.processWatermark(110_000);
+    assertThat(h.extractOutputValues()).hasSize(1); // at r3's end, not at the old close time
     h.processWatermark(159_999);
     assertThat(h.extractOutputValues())
         .singleElement()
@@ -126,11 +127,11 @@ class CheetahFunctionTest {
 
   /**
    * Records of one key arriving out of order are fed in start order at the watermark, whatever
-   * their arrival order and however many timers are pending; the records still pending survive a
-   * checkpoint in their order.
+   * their arrival order; pending records survive a checkpoint, and so do the bytes of an interval
+   * that a later record makes reach H.
    */
   @Test
-  void pendingRecordsSurviveACheckpointAndAreFedInStartOrder() throws Exception {
+  void pendingRecordsAndIntervalBytesSurviveCheckpoints() throws Exception {
     h = harness(null);
     send(rec(30_000, 40_000, 300)); // minute 0
     send(rec(0, 20_000, 300)); // minute 0
@@ -143,6 +144,10 @@ class CheetahFunctionTest {
     h = harness(snapshot);
     h.processWatermark(40_000); // the first three fed, in start order: 900 B, no cheetah
     assertThat(h.extractOutputValues()).isEmpty();
+    snapshot = h.snapshot(2, 2); // minute 0 holds 900 B, the fourth record is pending
+    h.close();
+
+    h = harness(snapshot);
     h.processWatermark(70_000);
     assertThat(h.extractOutputValues())
         .singleElement()
