@@ -178,7 +178,7 @@ run_e2e() {
       c="$cp"; [ "$which" = this ] || c="$base_cp"
       say "end to end, run $i of $runs: $which"
       "${JVM[@]}" -Dlog4j2.configurationFile="$BENCH/log4j2-bench.xml" -cp "$c" \
-        net.cheetah.bench.EndToEndBenchmark "${args[@]}" | tee /dev/stderr |
+        net.cheetah.bench.EndToEndBenchmark "${args[@]}" | tee >(cat >&2) |
         sed -n "s/^SUMMARY e2e /$which $i /p" >>"$out"
     done
   done
