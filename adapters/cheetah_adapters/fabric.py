@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import ipaddress
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -42,6 +42,8 @@ class Fabric:
     ports: dict[str, tuple[int, ...]]
     cables: dict[tuple[str, int], tuple[str, int]]  # each switch-to-switch port -> the port at the cable's other end
     hosts: dict[str, tuple[str, int]]  # address -> its edge switch port
+    capacities: dict[tuple[str, int], float] = field(default_factory=dict)  # switch port (cable or host) -> bit/s each way
+    host_names: dict[str, str] = field(default_factory=dict)  # address -> the host's name
 
     def path(self, text: str) -> list[Hop]:
         """The hops of a REROUTE path (`A:1>B:2,B:3>C:1`): each link must be a cable of this fabric,
@@ -142,15 +144,17 @@ def parse(text: str, source: str) -> Fabric:
         return sw, port
 
     cables: dict[tuple[str, int], tuple[str, int]] = {}
+    capacities: dict[tuple[str, int], float] = {}
     for i, entry in enumerate(doc["links"] or []):
         where = f"{source}: links[{i}]"
         cable = _fields(entry, where, ("a", "b", "capacity_bps"))
         a, b = take(cable["a"], where), take(cable["b"], where)
         if a[0] == b[0]:
             raise FabricError(f"{where}: connects switch {a[0]!r} to itself")
-        _capacity(cable["capacity_bps"], where)
+        capacities[a] = capacities[b] = _capacity(cable["capacity_bps"], where)
         cables[a], cables[b] = b, a
     hosts: dict[str, tuple[str, int]] = {}
+    names: dict[str, str] = {}
     for i, entry in enumerate(doc.get("hosts") or []):
         where = f"{source}: hosts[{i}]"
         host = _fields(entry, where, ("name", "address", "edge", "capacity_bps"))
@@ -163,9 +167,9 @@ def parse(text: str, source: str) -> Fabric:
             raise FabricError(f"{where}: host {host['name']!r} is on {edge[0]!r}, a {layers[edge[0]]} switch, not an edge switch")
         if address in hosts:
             raise FabricError(f"{where}: address {address} is already the address of another host")
-        _capacity(host["capacity_bps"], where)
-        hosts[address] = edge
-    return Fabric(str(doc["name"]), layers, ports, cables, hosts)
+        capacities[edge] = _capacity(host["capacity_bps"], where)
+        hosts[address], names[address] = edge, str(host["name"])
+    return Fabric(str(doc["name"]), layers, ports, cables, hosts, capacities, names)
 
 
 def load(path: Path) -> Fabric:

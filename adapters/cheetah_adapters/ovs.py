@@ -117,6 +117,7 @@ class FabricSwitches:
     daemons: Switch  # its processes and vsctl; its own bridge is not made
     prefix: str
     veths: list[str] = field(default_factory=list)  # one end of each veth cable (deleting it deletes its peer)
+    host_ends: dict[tuple[str, int], str] = field(default_factory=dict)  # host port -> its veth's far end (host_veths)
 
     @property
     def target_template(self) -> str:
@@ -155,18 +156,29 @@ def delete_veths(names: list[str]) -> None:
         subprocess.run(["ip", "link", "del", name], capture_output=True, timeout=30)
 
 
-def _add_veth(a: str, b: str, work: Path) -> None:
+def _add_veth(a: str, b: str, work: Path, b_mac: str | None = None) -> None:
     """A veth pair a <-> b, both up, IPv6 off (no router solicitations or MLD reports of the kernel's own
-    counted as traffic), so the only packets on it are the fabric's."""
-    _run(["ip", "link", "add", a, "type", "veth", "peer", "name", b], work)
+    counted as traffic), so the only packets on it are the fabric's. b_mac: b's MAC address."""
+    _run(["ip", "link", "add", a, "type", "veth", "peer", "name", b, *(["address", b_mac] if b_mac else [])], work)
     for end in (a, b):
         _run(["sysctl", "-q", "-w", f"net.ipv6.conf.{end}.disable_ipv6=1"], work)
         _run(["ip", "link", "set", end, "up"], work)
 
 
+def host_mac(n: int) -> str:
+    """The MAC of host n's own veth end: locally administered, fixed, so hosts can know each other's
+    without ARP."""
+    return f"02:ce:{(n >> 24) & 255:02x}:{(n >> 16) & 255:02x}:{(n >> 8) & 255:02x}:{n & 255:02x}"
+
+
 def start_fabric(work: Path, switches: dict[str, list[int]], cables: list[tuple[str, int, str, int]],
-                 hosts: list[tuple[str, int]], detach: bool = False, veth: bool = False) -> FabricSwitches:
+                 hosts: list[tuple[str, int]], detach: bool = False, veth: bool = False,
+                 host_veths: bool = False) -> FabricSwitches:
     """switches: name -> ports; cables: (a, a_port, b, b_port); hosts: (switch, port).
+
+    A host is an internal port, or with `host_veths` a veth pair PREFIX+h+N+a (on the bridge) and
+    PREFIX+h+N+b (in host_ends, for the caller to move into the host's namespace; its MAC is
+    host_mac(N)).
 
     A cable is a pair of patch ports, or with `veth` a kernel veth pair (named PREFIX+v+N+a/b) added to
     the two bridges as system ports: OVS's sFlow sees only ports with a kernel ifindex (a patch port has
@@ -196,7 +208,14 @@ def start_fabric(work: Path, switches: dict[str, list[int]], cables: list[tuple[
                          f"ofport_request={a_port}",
                          "--", "add-port", prefix + b, pb, "--", "set", "interface", pb, "type=patch", f"options:peer={pa}",
                          f"ofport_request={b_port}"]
-        for sw, port in hosts:
+        for n, (sw, port) in enumerate(hosts):
+            if host_veths:
+                pa, pb = f"{prefix}h{n}a", f"{prefix}h{n}b"
+                fabric.veths.append(pa)
+                _add_veth(pa, pb, work, host_mac(n))
+                fabric.host_ends[(sw, port)] = pb
+                commands += ["--", "add-port", prefix + sw, pa, "--", "set", "interface", pa, f"ofport_request={port}"]
+                continue
             ph = f"{prefix}{sw}h{port}"
             commands += ["--", "add-port", prefix + sw, ph, "--", "set", "interface", ph, "type=internal", f"ofport_request={port}"]
         fabric.daemons.vsctl(*commands[1:])

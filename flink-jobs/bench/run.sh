@@ -53,6 +53,12 @@
 #                                   fuzzed N minutes (default 10) each, one after another; per
 #                                   target execs, execs/s, corpus, coverage, crashes, hangs and the
 #                                   command reproducing each (~10 min x 9 targets; --help)
+#   flink-jobs/bench/run.sh fabric  [--modes ecmp,...] [--tests 1,2,3,4] [--runs N] [--size 20M] [--out DIR]
+#                                   the EFM study's core collisions on the k = 4 fat-tree (root; OVS,
+#                                   hosts in namespaces, 10 Mb/s links): per-flow FCT and throughput
+#                                   of iperf3 elephants, means and 95 % intervals; table and SVG in
+#                                   DIR (default .cheetah/bench/fabric; ~1 min per run of 20 MB flows;
+#                                   adapters/cheetah_adapters/fabric_experiment.py --help)
 #   flink-jobs/bench/run.sh all     jmh, e2e and analyze, in that order
 #
 # stdout: `FIGURE name value` lines (and `SUMMARY e2e k=v ...`), each followed by the load
@@ -531,6 +537,11 @@ case "$cmd" in
   warehouse) "$PY" "$ROOT/clickhouse/bench/ingest_vs_dashboards.py" "$@" ;;
   chaos) run_chaos "$@" ;;
   fuzz) "$PY" "$ROOT/scripts/fuzz_soak.py" "$@" ;;
+  fabric)
+    case " $* " in *" --out "* | *" --out="* | *" -h "* | *" --help "*) ;; *) set -- "$@" --out "$STATE/fabric" ;; esac
+    machine
+    PYTHONPATH="$ROOT/adapters" "$PY" -m cheetah_adapters.fabric_experiment "$@"
+    ;;
   all)
     run_jmh
     run_e2e
