@@ -36,6 +36,9 @@ USERS = {
     # ./cheetah guard issues commands as the redirect authority: it signs with the redirect job's
     # keys and connects as its principal, so that principal alone writes commands.
     "guard command": "cheetah-redirects",
+    # The fabric job (docs/FABRIC.md, "The job") signs reroutes with the redirect keys but is its
+    # own principal: it alone reads flows.v1 and snmp.counters.v1 among the command writers.
+    "fabric job": "cheetah-fabric",
     "probe": "cheetah-probe",
     "snmp poller": "cheetah-snmp-poller",
     "transfer shippers": "cheetah-transfer-shippers",
