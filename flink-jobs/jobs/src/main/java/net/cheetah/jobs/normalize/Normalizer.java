@@ -91,7 +91,7 @@ public final class Normalizer {
       Origin origin,
       Consumer<FlowRecord> accepted,
       Consumer<RejectedRecord> rejected) {
-    m = withSflowTimes(withV9Times(m));
+    m = withV9Times(m);
     String problem = check(m);
     if (problem != null) {
       int colon = problem.indexOf(':');
@@ -128,25 +128,6 @@ public final class Normalizer {
             .setIpTos(m.getIpTos())
             .setEtype(m.getEtype())
             .build());
-  }
-
-  /**
-   * An sFlow flow sample is one packet seen when its datagram left the agent; sFlow carries no wall
-   * clock and goflow2 leaves the flow times 0, so the sample starts and ends when the collector
-   * received it (the time the collector also gives sFlow's interface counters:
-   * ingest/goflow2/README.md, "sFlow counter samples"). Times already set are kept.
-   */
-  static FlowMessage withSflowTimes(FlowMessage m) {
-    if (m.getType() != FlowMessage.FlowType.SFLOW_5
-        || m.getTimeFlowStartNs() != 0
-        || m.getTimeFlowEndNs() != 0
-        || m.getTimeReceivedNs() == 0) {
-      return m;
-    }
-    return m.toBuilder()
-        .setTimeFlowStartNs(m.getTimeReceivedNs())
-        .setTimeFlowEndNs(m.getTimeReceivedNs())
-        .build();
   }
 
   /**

@@ -124,39 +124,6 @@ class NormalizerTest {
     assertThat(bad).extracting(RejectedRecord::getReason).containsExactly("malformed_message");
   }
 
-  /** goflow2 gives an sFlow sample no flow times: it is the one packet, when received. */
-  @Test
-  void anSflowSampleStartsAndEndsWhenReceivedAndIsScaledBySamplingRate() {
-    long received = (T0 + 70_000) * 1_000_000 + 999_999;
-    run(
-        valid()
-            .setType(FlowMessage.FlowType.SFLOW_5)
-            .setTimeFlowStartNs(0)
-            .setTimeFlowEndNs(0)
-            .setTimeReceivedNs(received)
-            .setBytes(1004)
-            .setPackets(1)
-            .setSamplingRate(10)
-            .setInIf(1037)
-            .setOutIf(1040)
-            .build());
-    assertThat(bad).isEmpty();
-    assertThat(ok).hasSize(1);
-    FlowRecord r = ok.get(0);
-    assertThat(r.getStartMs()).isEqualTo(T0 + 70_000);
-    assertThat(r.getEndMs()).isEqualTo(T0 + 70_000);
-    assertThat(r.getReceivedMs()).isEqualTo(T0 + 70_000);
-    assertThat(r.getBytes()).isEqualTo(10_040);
-    assertThat(r.getPackets()).isEqualTo(10);
-    assertThat(r.getInIf()).isEqualTo(1037);
-    assertThat(r.getOutIf()).isEqualTo(1040);
-    // A NetFlow record without times is still refused: only sFlow samples are timed by arrival.
-    bad.clear();
-    ok.clear();
-    assertThat(rejectReason(b -> b.setTimeFlowStartNs(0).setTimeFlowEndNs(0)))
-        .isEqualTo("missing_times");
-  }
-
   @Test
   void invalidRecordsAreRejectedWithTheirReason() {
     assertThat(rejectReason(b -> b.setTimeFlowStartNs(0))).isEqualTo("missing_times");
