@@ -4,13 +4,16 @@ listener, netflow.sflow-udp-port), the stack with the fabric job (fabric.topolog
 fabric.sflow-map-file set), the openflow adapter with `--fabric` on the stack's command topic.
 
 Two elephants from h1 to h2 are forced onto spine1 (a flow per 5-tuple on leaf1, output:2, above the ECMP
-group and below the adapter's reroutes): A at 6 Mbit/s and B at 3 Mbit/s, so leaf1's up-link to spine1 runs at
-about 90 % of the file's 10 Mbit/s. Expected by hand from the rule (docs/FABRIC.md, "The rule"): the link is
-congested (> 70 %), both flows are elephants (> 10 % = 1 Mbit/s), the biggest is tried first (fabric.policy
-biggest), and the path through spine2 fits it (0 + 6 Mbit/s = 60 % <= 70 %); so exactly one REROUTE comes out,
-of A, to leaf1:3>spine2:1,spine2:2>leaf2:3, and the adapter applies it. Then, asserted from the switches' own
-counters (`ovs-ofctl dump-flows` and `dump-ports`) over a burst of known size: every packet of A leaves leaf1
-by port 3 and spine2 carries it to leaf2, every packet of B still goes by port 2 and spine1.
+group and below the adapter's reroutes), B at 6.4 Mbit/s and, 2 s later, A at 2.4 Mbit/s, while a third flow
+C (3 Mbit/s) is forced onto spine2: spine1's up-link runs at 88 % of the file's 10 Mbit/s, spine2's at 30 %.
+Expected by hand from the rule (docs/FABRIC.md, "The rule"): spine1's up-link is congested (> 70 %), A and B
+are elephants (> 10 % = 1 Mbit/s), B is tried first (fabric.policy biggest) and does not fit spine2 (3 + 6.4 >
+7 Mbit/s), A does (3 + 2.4 <= 7); so exactly one REROUTE comes out, of A, to leaf1:3>spine2:1,spine2:2>leaf2:3,
+and the adapter applies it. The margins are wide on purpose: sFlow's 1-in-10 sampling and a loaded machine's
+pacing make a flow's rate over one second uncertain by 10 % and more; an earlier version (A at 6 Mbit/s, just
+under the 7 a path has room for, and B at 3, started together) moved B in one run of four. Then, asserted from
+the switches' own counters (`ovs-ofctl dump-flows` and `dump-ports`) over a burst of known size: every packet
+of A leaves leaf1 by port 3 and spine2 carries it to leaf2, every packet of B still goes by port 2 and spine1.
 """
 
 from __future__ import annotations
@@ -40,8 +43,9 @@ from tests.test_fabric_reroute import H1, H2, docs_example
 
 FRAME = 1000  # bytes on the wire as OVS counts them
 DPORT = 5201
-A, B = 41001, 41002  # the elephants' source ports
-RATES = {A: 750, B: 375}  # packets/s: 6 and 3 Mbit/s of FRAME-byte frames
+A, B, C = 41001, 41002, 41003  # source ports: A and B collide on spine1, C is spine2's own traffic
+RATES = {A: 300, B: 800, C: 375}  # packets/s of FRAME-byte frames: 2.4, 6.4 and 3 Mbit/s
+UP_PORT = {A: 2, B: 2, C: 3}  # where leaf1 sends each (the forced collision): 2 to spine1, 3 to spine2
 COLLISION_PRIORITY = 1000  # above fabric-up's ECMP flows (100), below the adapter's reroutes (40000)
 REROUTE_PRIORITY = 40000
 VIA_SPINE2 = "leaf1:3>spine2:1,spine2:2>leaf2:3"
@@ -74,6 +78,8 @@ class Sender:
         self.running = threading.Event()
         self.stopping = threading.Event()
         self.limit: dict[int, int] | None = None  # stop each flow at this count (a burst)
+        self.held: set[int] = set()  # flows not sent (yet): release() starts one
+        self.origin: dict[int, tuple[float, int]] = {}  # each flow's pacing: since when, from which count
         self.thread = threading.Thread(target=self._run, daemon=True)
         self.thread.start()
 
@@ -81,11 +87,15 @@ class Sender:
         while not self.stopping.is_set():
             if not self.running.wait(0.1):
                 continue
-            start, base = time.monotonic(), dict(self.sent)
+            start = time.monotonic()
+            self.origin = {s: (start, self.sent[s]) for s in RATES}
             while self.running.is_set() and not self.stopping.is_set():
-                elapsed = time.monotonic() - start
+                now = time.monotonic()
                 for sport, pps in RATES.items():
-                    due = base[sport] + int(elapsed * pps) + 1
+                    if sport in self.held:
+                        continue
+                    since, base = self.origin[sport]
+                    due = base + int((now - since) * pps) + 1
                     if self.limit is not None:
                         due = min(due, self.limit[sport])
                     while self.sent[sport] < due:
@@ -94,6 +104,11 @@ class Sender:
                 if self.limit is not None and all(self.sent[s] >= self.limit[s] for s in RATES):
                     self.running.clear()
                 time.sleep(0.01)
+
+    def release(self, sport: int) -> None:
+        """Start sending a held flow, paced from now."""
+        self.origin[sport] = (time.monotonic(), self.sent[sport])
+        self.held.discard(sport)
 
     def burst(self, seconds: float) -> dict[int, int]:
         """Send `seconds` worth of each flow at its rate; returns how many frames of each (once all are out)."""
@@ -184,10 +199,10 @@ def test_a_forced_collision_on_real_ovs_moves_the_biggest_elephant_to_the_other_
         interface = {(r["switch"], r["port"]): r["interface"] for r in rows}
         _host_up(interface[("leaf1", 1)])
         _host_up(interface[("leaf2", 1)])
-        # The forced collision: both elephants up leaf1's port 2, whatever the ECMP hash says.
+        # The forced collision: A and B up leaf1's port 2 (spine1), C up port 3 (spine2), whatever the ECMP hash says.
         for sport in RATES:
             switches.ofctl("add-flow", switches.target("leaf1"),
-                           f"priority={COLLISION_PRIORITY},tcp,nw_src={H1},nw_dst={H2},tp_src={sport},tp_dst={DPORT},actions=output:2")
+                           f"priority={COLLISION_PRIORITY},tcp,nw_src={H1},nw_dst={H2},tp_src={sport},tp_dst={DPORT},actions=output:{UP_PORT[sport]}")
 
         stack: Stack = start_stack(tmp_path / "data", tmp_path / "cheetah-up.log", {
             **STACK_SETTINGS, "netflow.sflow-udp-port": str(sflow_port),
@@ -214,15 +229,26 @@ def test_a_forced_collision_on_real_ovs_moves_the_biggest_elephant_to_the_other_
         sender = Sender(interface[("leaf1", 1)])
         cleanup.callback(sender.close)
         before = settled(switches)
+        # B and C first (spine1 at 64 %, spine2 at 30 %: nothing congested), for 2 s; then A. So the first round
+        # that sees spine1 congested has B's whole second of samples: B is never underestimated into fitting
+        # (a round may read a counter sample newer than its window of flow samples, and a flow that started
+        # within that window is seen at part of its rate).
+        sender.held = {A}
         sender.running.set()
-        # (1) The collision is real: both elephants go up leaf1's port 2 to spine1, spine2 carries nothing.
+        deadline = time.monotonic() + 60
+        while (packets(switches, "leaf1", COLLISION_PRIORITY, B) or 0) < before.collision[B] + 2 * RATES[B]:
+            assert time.monotonic() < deadline, "B does not reach leaf1's collision flow"
+            time.sleep(0.2)
+        sender.release(A)
+        # (1) The collision is real: A and B go up leaf1's port 2 to spine1, C up port 3; no reroute yet.
         deadline = time.monotonic() + 30
         while not all((packets(switches, "leaf1", COLLISION_PRIORITY, s) or 0) > before.collision[s] + 100 for s in RATES):
-            assert time.monotonic() < deadline, "the elephants do not reach leaf1's collision flows"
+            assert time.monotonic() < deadline, "the flows do not reach leaf1's collision flows"
             time.sleep(0.2)
         collided = Snapshot(switches)
-        assert collided.spine1[2] > before.spine1[2] and collided.spine2[2] == before.spine2[2], (vars(before), vars(collided))
-        # (2) The job sees spine1's up-link congested from sFlow and moves A, the biggest; the adapter applies it.
+        assert collided.spine1[2] > before.spine1[2] and all(n is None for n in collided.rerouted.values()), vars(collided)
+        # (2) The job sees spine1's up-link congested from sFlow: B, the biggest, does not fit spine2, A does and
+        # is moved; the adapter applies it.
         try:
             command = topics.first(COMMANDS, lambda c: messages.action_name(c.action) == "REROUTE", timeout=150,
                                    what="REROUTE command from the fabric job")
@@ -240,18 +266,20 @@ def test_a_forced_collision_on_real_ovs_moves_the_biggest_elephant_to_the_other_
         quiet = settled(switches)
         sent = sender.burst(3.0)
         after = settled(switches)
-        n_a, n_b = sent[A], sent[B]
+        n_a, n_b, n_c = sent[A], sent[B], sent[C]
         assert (after.rerouted[("leaf1", A)], after.rerouted[("spine2", A)]) == (
             (quiet.rerouted[("leaf1", A)] or 0) + n_a, (quiet.rerouted[("spine2", A)] or 0) + n_a), (quiet.rerouted, after.rerouted, sent)
         assert after.collision[A] == quiet.collision[A], "A's packets still took the collision flow to spine1"
         assert after.collision[B] - quiet.collision[B] == n_b, (quiet.collision, after.collision, sent)
-        assert after.rerouted[("leaf1", B)] is None and after.rerouted[("spine2", B)] is None, "B was rerouted too"
-        # Ports: leaf1 sends A by port 3 and B by port 2; spine2 forwards exactly A to leaf2, spine1 exactly B.
-        assert after.leaf1[3] - quiet.leaf1[3] == n_a * FRAME, (quiet.leaf1, after.leaf1, sent)
+        assert after.collision[C] - quiet.collision[C] == n_c, (quiet.collision, after.collision, sent)
+        assert all(after.rerouted[(sw, s)] is None for sw in ("leaf1", "spine2") for s in (B, C)), after.rerouted
+        # Ports: leaf1 sends A (and C) by port 3 and B by port 2; spine2 forwards exactly A and C to leaf2,
+        # spine1 exactly B.
+        assert after.leaf1[3] - quiet.leaf1[3] == (n_a + n_c) * FRAME, (quiet.leaf1, after.leaf1, sent)
         assert after.leaf1[2] - quiet.leaf1[2] == n_b * FRAME, (quiet.leaf1, after.leaf1, sent)
-        assert after.spine2[2] - quiet.spine2[2] == n_a * FRAME, (quiet.spine2, after.spine2, sent)
+        assert after.spine2[2] - quiet.spine2[2] == (n_a + n_c) * FRAME, (quiet.spine2, after.spine2, sent)
         assert after.spine1[2] - quiet.spine1[2] == n_b * FRAME, (quiet.spine1, after.spine1, sent)
-        # One command only: B is not moved (nothing congested once A left, and spine2 has no room for both).
+        # One command only: nothing is congested once A left (spine1 64 %, spine2 54 %).
         assert [messages.action_name(s.message.action) for s in topics.all(COMMANDS)] == ["REROUTE"], topics.all(COMMANDS)
-        print(f"\nREROUTE of {H1}:{A} to spine2 ({c.reason}); burst: A {n_a} packets via spine2, B {n_b} via spine1")
+        print(f"\nREROUTE of {H1}:{A} to spine2 ({c.reason}); burst: A {n_a} packets and C {n_c} via spine2, B {n_b} via spine1")
         stack.assert_no_restarts()
