@@ -22,7 +22,7 @@ def warehouse(tmp_path_factory: pytest.TempPathFactory):  # type: ignore[no-unty
 
 def test_an_empty_table_gets_the_generated_episode_once(warehouse: RunningWarehouse) -> None:
     fixtures = {f.table: f for f in fill_empty_tables(warehouse.url)}
-    assert sorted(fixtures) == ["alerts", "incast_guard", "throughput"]
+    assert sorted(fixtures) == ["alerts", "fabric_links", "incast_guard", "throughput"]
     first = fixtures["incast_guard"]
     assert (first.table, first.rows_before, first.rows_after, first.error) == ("incast_guard", 0, 1200, None)
     assert first.describe().startswith("ok    fixture incast_guard: no rows in the data; inserted 1,200 generated rows")
@@ -72,3 +72,18 @@ def test_a_failing_file_is_reported_by_name(warehouse: RunningWarehouse, tmp_pat
 def test_the_fixture_files_are_named_after_tables_the_warehouse_declares() -> None:
     declared = {p.stem for p in (FIXTURES_DIR.parents[1] / "tables").glob("*.yaml")}
     assert {p.stem for p in FIXTURES_DIR.glob("*.sql")} <= declared
+
+
+def test_the_fabric_episode_is_the_one_its_header_describes(warehouse: RunningWarehouse) -> None:
+    """fabric_links.sql (its header): 60 rounds of the leaf-spine's four switch-to-switch links; spine1's
+    at 3.5 Mb/s but 8 Mb/s in round 10, where its up-link names the one reroute; spine2's 0.5 then 5 Mb/s."""
+    fill_empty_tables(warehouse.url)
+    assert query(warehouse.url, (
+        "SELECT link_id, count(), uniqExact(fabric), min(utilisation), max(utilisation), countIf(over_threshold), "
+        "max(elephants), countIf(reroute_command_id != '') FROM fabric_links GROUP BY link_id ORDER BY link_id"
+    )) == (
+        "leaf1:2>spine1:1\t60\t1\t0.35\t0.8\t1\t2\t1\n"
+        "leaf1:3>spine2:1\t60\t1\t0.05\t0.5\t0\t1\t0\n"
+        "spine1:2>leaf2:2\t60\t1\t0.35\t0.8\t1\t2\t0\n"
+        "spine2:2>leaf2:3\t60\t1\t0.05\t0.5\t0\t1\t0\n"
+    )

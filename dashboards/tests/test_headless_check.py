@@ -36,7 +36,7 @@ def _only_the_generated_throughput(url: str) -> None:
     """Empties throughput and alerts in the check's COPY, so that the Throughput charts draw the
     generated episode whose values are worked out by hand below, whatever the demo's data holds
     (once the demo runs the throughput job, its copy is no longer empty)."""
-    for table in ("throughput", "alerts"):
+    for table in ("throughput", "alerts", "fabric_links"):
         warehouse_query(url, f"TRUNCATE TABLE {table}")
 
 
@@ -62,7 +62,7 @@ def test_the_throughput_fixtures_are_inserted_and_said_to_be_generated(report) -
     """The demo runs no throughput job: the check fills its copy's throughput (13 rows) and alerts
     (3 rows) from clickhouse/queries/dashboards_check/, and every file there is reported."""
     assert [(f.table, f.rows_before, f.rows_after, f.error) for f in report.fixtures] == [
-        ("alerts", 0, 3, None), ("incast_guard", 0, 1200, None), ("throughput", 0, 13, None)]
+        ("alerts", 0, 3, None), ("fabric_links", 0, 240, None), ("incast_guard", 0, 1200, None), ("throughput", 0, 13, None)]
     assert all("not a measurement" in f.describe() for f in report.fixtures)
 
 
@@ -134,6 +134,48 @@ def test_the_prca_list_is_every_alert_newest_first(report) -> None:  # type: ign
     assert "receiver disk saturated" in rows[2]["message"]
 
 
+def _fabric_chart(report, prefix: str):  # type: ignore[no-untyped-def]
+    (chart,) = [c for c in report.charts if c.dashboard == "Fabric" and c.chart.startswith(prefix)]
+    assert chart.ok, chart.describe()
+    return chart
+
+
+UP1, DOWN1, UP2, DOWN2 = "leaf1:2>spine1:1", "spine1:2>leaf2:2", "leaf1:3>spine2:1", "spine2:2>leaf2:3"
+
+
+def _series(rows, link: str):  # type: ignore[no-untyped-def]
+    """A link's values by the round's offset in seconds (the series' name holds the link id)."""
+    start = min(r["round_at"] for r in rows)
+    return {(r["round_at"] - start) // 1000: v for r in rows for k, v in r.items() if k != "round_at" and link in k}
+
+
+def test_the_fabric_utilisation_and_elephants_are_the_episode_worked_by_hand(report) -> None:  # type: ignore[no-untyped-def]
+    """clickhouse/queries/dashboards_check/fabric_links.sql: 10 Mb/s links; spine1's carry B (3.5 Mb/s,
+    35 %) and, in round 10 only, A too (8 Mb/s, 80 %, two elephants); spine2's 0.5 Mb/s (5 %) up to
+    round 10, then A (5 Mb/s, 50 %, one elephant)."""
+    (rows,) = _fabric_chart(report, "Link utilisation").data
+    assert len(rows) == 60
+    for link in (UP1, DOWN1):
+        assert _series(rows, link) == {r: 80.0 if r == 10 else 35.0 for r in range(60)}
+    for link in (UP2, DOWN2):
+        assert _series(rows, link) == {r: 5.0 if r <= 10 else 50.0 for r in range(60)}
+    (rows,) = _fabric_chart(report, "Elephants per link").data
+    assert _series(rows, UP1) == {r: 2 if r == 10 else 1 for r in range(60)}
+    assert _series(rows, UP2) == {r: 0 if r <= 10 else 1 for r in range(60)}
+    (rows,) = _fabric_chart(report, "Links: rounds over").data
+    got = {r["link_id"]: (r["rounds"], r["rounds_over"], r["utilisation_max"], r["elephants_max"]) for r in rows}
+    assert got == {UP1: (60, 1, 80.0, 2), DOWN1: (60, 1, 80.0, 2), UP2: (60, 0, 50.0, 1), DOWN2: (60, 0, 50.0, 1)}
+
+
+def test_the_reroute_is_listed_with_its_effect_on_the_link(report) -> None:  # type: ignore[no-untyped-def]
+    """The one reroute (round 10, spine1's up-link): 80 % in its round, 35 % in each of the next 5."""
+    (rows,) = _fabric_chart(report, "Reroutes and their effect").data
+    assert [(r["link_id"], r["command_id"]) for r in rows] == [(UP1, "check-fixture-reroute-1")]
+    assert (rows[0]["before_pct"], rows[0]["after_pct"], rows[0]["change_pct"]) == pytest.approx((80.0, 35.0, -45.0), abs=1e-9)
+    # The check's copy holds no decision of that id (the demo runs no fabric job).
+    assert rows[0]["outcome"] == "not stored"
+
+
 def test_saved_queries_return_rows(report) -> None:  # type: ignore[no-untyped-def]
     assert len(report.queries) == 3
     assert [q.describe() for q in report.queries if not q.ok] == []
@@ -144,7 +186,7 @@ def test_superset_holds_the_text_of_each_query_file_byte_for_byte(report) -> Non
     benchmark run: the files of clickhouse/queries/dashboards/."""
     named = {f"dataset {d['table_name']}" for b in load_bundles() for d in b.of_kind("datasets").values()}
     named |= {f"saved query {q['label']}" for b in load_bundles() for q in b.of_kind("queries").values()}
-    assert len(named) == 24  # 21 virtual datasets (two shared by two bundles) and 3 saved queries
+    assert len(named) == 26  # 23 virtual datasets (two shared by two bundles) and 3 saved queries
     assert named <= {s.what for s in report.shown_sql}
     assert [s.describe() for s in report.shown_sql if not s.ok] == []
 
@@ -159,8 +201,8 @@ def test_charts_without_rows_or_with_sql_errors_fail_by_name(report) -> None:  #
 
 def test_dashboards_render_without_error_boxes_and_are_saved_as_png(report) -> None:  # type: ignore[no-untyped-def]
     shots = {s.dashboard: s for s in report.screenshots}
-    assert set(shots) == {"NOC", "Planners", "Redirects", "Throughput", "Check fixture"}
-    for name in ("NOC", "Planners", "Redirects", "Throughput"):
+    assert set(shots) == {"NOC", "Planners", "Redirects", "Throughput", "Fabric", "Check fixture"}
+    for name in ("NOC", "Planners", "Redirects", "Throughput", "Fabric"):
         assert shots[name].errors == [], name
         data = shots[name].path.read_bytes()
         assert data.startswith(PNG_MAGIC) and len(data) > 50_000, name

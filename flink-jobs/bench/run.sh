@@ -5,6 +5,15 @@
 #   flink-jobs/bench/run.sh jmh     [JMH args...]   pure cores on one thread (~2.5 min)
 #   flink-jobs/bench/run.sh e2e     [options...]    normalize + cheetah jobs in the MiniCluster,
 #                                                   1M records (~1.5 min; `e2e --help`)
+#   flink-jobs/bench/run.sh e2e --baseline DIR [--runs N] [options...]
+#                                   the same, N times each (default 2), alternating with the
+#                                   jobs of another built checkout DIR (this harness on DIR's
+#                                   modules), in one run
+#   flink-jobs/bench/run.sh state   [--flows N[,N...]] [--no-legacy]
+#                                   checkpointed state of the cheetah operator per concurrent
+#                                   flow that cannot be a cheetah (default 10^5 and 10^6 mice),
+#                                   now and as it was before the state was packed, same run;
+#                                   deterministic bytes from a real snapshot (~2 min)
 #   flink-jobs/bench/run.sh analyze [--runs N] [--rebuild-archive] [--archive 1m|10m]
 #                                   [--baseline DIR]
 #                                   `cheetah analyze` vs nfdump on an nfcapd archive: 1m = 1.06M
@@ -139,11 +148,60 @@ EOF
 # --- end to end -----------------------------------------------------------------------------
 run_e2e() {
   local cp; cp="$(bench_cp)"
+  local baseline="" runs=2 args=()
+  while [ $# -gt 0 ]; do
+    case "$1" in
+      --baseline) baseline="$(cd "$2" && pwd)"; shift 2 ;;
+      --runs) runs="$2"; shift 2 ;;
+      *) args+=("$1"); shift ;;
+    esac
+  done
   machine
-  say "end to end: normalize + cheetah jobs on an in-JVM broker and MiniCluster"
+  if [ -z "$baseline" ]; then
+    say "end to end: normalize + cheetah jobs on an in-JVM broker and MiniCluster"
+    "${JVM[@]}" -Dlog4j2.configurationFile="$BENCH/log4j2-bench.xml" -cp "$cp" \
+      net.cheetah.bench.EndToEndBenchmark "${args[@]}"
+    printf '       load %s | %s\n' "$(load)" "flink-jobs/bench/run.sh e2e ${args[*]}"
+    return
+  fi
+  # The baseline's modules (its jobs, operators, serializers) under this harness: its own
+  # bench module may not print every figure this one does.
+  local bcp="$baseline/flink-jobs/bench/target/classpath.txt"
+  [ -f "$bcp" ] || die "the bench module of $baseline is not built: ./mvnw -o package -DskipTests -pl flink-jobs/bench -am there"
+  local base_cp; base_cp="$(cat "$bcp"):$BENCH/target/cheetah-bench-0.1.0-SNAPSHOT.jar"
+  local here; here="$(git -C "$ROOT" log -1 --format=%h 2>/dev/null || echo this)"
+  local there; there="$(git -C "$baseline" log -1 --format=%h 2>/dev/null || echo baseline)"
+  local out; out="$(mktemp)"
+  local i which c
+  for i in $(seq 1 "$runs"); do
+    for which in this baseline; do
+      c="$cp"; [ "$which" = this ] || c="$base_cp"
+      say "end to end, run $i of $runs: $which"
+      "${JVM[@]}" -Dlog4j2.configurationFile="$BENCH/log4j2-bench.xml" -cp "$c" \
+        net.cheetah.bench.EndToEndBenchmark "${args[@]}" | tee >(cat >&2) |
+        sed -n "s/^SUMMARY e2e /$which $i /p" >>"$out"
+    done
+  done
+  local cmd="flink-jobs/bench/run.sh e2e --baseline $baseline --runs $runs ${args[*]}"
+  for which in this baseline; do
+    local label="$which ($here)"; [ "$which" = this ] || label="baseline ($there)"
+    figure "e2e.$which" "$(awk -v w="$which" '$1 == w {
+        for (f = 3; f <= NF; f++) { split($f, kv, "="); v[kv[1]] = kv[2] }
+        printf "%s%s/s (%s/s per core, %s per cpu-s, ckpt p50 %s ms p99 %s ms, %s MB)", sep,
+          v["records_per_s"], v["per_core"], v["per_cpu_s"], v["ckpt_p50_ms"], v["ckpt_p99_ms"],
+          v["state_mb"]; sep = "; " }' "$out") : $label" "$cmd"
+  done
+  rm -f "$out"
+}
+
+# --- cheetah operator state per flow -------------------------------------------------------
+run_state() {
+  local cp; cp="$(bench_cp)"
+  case " $* " in *" --help "* | *" -h "*) ;; *) machine ;; esac
+  say "state: the cheetah operator in Flink's operator test harness, snapshotted"
   "${JVM[@]}" -Dlog4j2.configurationFile="$BENCH/log4j2-bench.xml" -cp "$cp" \
-    net.cheetah.bench.EndToEndBenchmark "$@"
-  printf '       load %s | %s\n' "$(load)" "flink-jobs/bench/run.sh e2e $*"
+    net.cheetah.bench.StateSizeBenchmark "$@"
+  printf '       load %s | %s\n' "$(load)" "flink-jobs/bench/run.sh state $*"
 }
 
 # --- detection -> command latency -----------------------------------------------------------
@@ -463,6 +521,7 @@ shift || true
 case "$cmd" in
   jmh) run_jmh "$@" ;;
   e2e) run_e2e "$@" ;;
+  state) run_state "$@" ;;
   analyze) run_analyze "$@" ;;
   archive) build_archive "$@" ;;
   adapters) "$PY" "$ROOT/adapters/bench/ack_latency.py" "$@" ;;

@@ -6,7 +6,8 @@
 #   pytest args       e.g. -k name -x, or a test file
 # Interpreter: .cheetah/venv/bin/python (CHEETAH_PYTHON overrides). One test runs real iperf3
 # (the pinned Debian package) over loopback; test_scenarios_netns.py runs iperf3 between network
-# namespaces (root), softflowd, nfcapd and `./cheetah throughput` (about 1 minute).
+# namespaces (root), softflowd, nfcapd and `./cheetah throughput`, and over a user-space delay line
+# (about 2 minutes).
 set -euo pipefail
 HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 ROOT="$(cd "$HERE/../.." && pwd)"

@@ -84,6 +84,8 @@ def build_records(m: dict[str, Any]) -> dict[str, list[bytes]]:
         "alerts.v1": lambda i: m["Alert"](alert_id=f"a-{i}", kind="step_change", detected_ms=t0 + i, severity="warning"),
         "incast.guard.v1": lambda i: m["IncastGuardSample"](
             time_ms=t0 + i, device_id="tor-1", receiver=ip(i), senders=1 + i % 30, buffer_bytes=262_144, share_bytes=196_608 // (1 + i % 30)),
+        "fabric.links.v1": lambda i: m["FabricLinkState"](
+            fabric="k4", round_ms=t0 + 1000 * i, link_id=f"e1:3>a1:{i}", capacity_bps=1e7, utilisation_bps=1e3 * i, elephants=i % 3),
     }
     assert set(gen) == set(TOPICS), "every stored topic of schemas/topics.yaml needs records here"
     sizes = {"flows.v1": 3000, "probe.bins.v1": 600, "links.stats.v1": 300, "cheetahs.v1": 300, "flowsets.v1": 12}
@@ -91,7 +93,7 @@ def build_records(m: dict[str, Any]) -> dict[str, list[bytes]]:
 
 
 UNDECODABLE = {"flows.v1": [b"\xff\xff\xff not a FlowRecord"], "thresholds.v1": [b"\x08garbage"]}
-TRANSACTIONAL = ("flows.v1", "flows.rejected.v1", "cheetahs.v1", "flowsets.v1", "links.stats.v1")  # as Flink writes them
+TRANSACTIONAL = ("flows.v1", "flows.rejected.v1", "cheetahs.v1", "flowsets.v1", "links.stats.v1", "fabric.links.v1")  # as Flink writes them
 PARTITIONS = {"flows.v1": 2, "probe.bins.v1": 2}
 
 

@@ -192,6 +192,11 @@ def test_every_other_result_topic_lands_in_its_table_with_types_converted(
         "throughput.v1": m["Throughput"](src_host="dtn1", dst_host="dtn2", start_ms=START_MS, end_ms=START_MS + 1000, streams=4, bytes=10**9, sum_stream_bps=8e9, passive=True),
         "alerts.v1": m["Alert"](alert_id="a-1", kind="step_change", src_host="dtn1", dst_host="dtn2", detected_ms=START_MS, severity="warning", message="throughput fell", value=1e9, expected=4e9),
         "incast.guard.v1": m["IncastGuardSample"](time_ms=START_MS, device_id="every-topic", receiver=address("10.9.0.1"), senders=8, buffer_bytes=65536, share_bytes=6144, command_id="rc-1"),
+        "fabric.links.v1": m["FabricLinkState"](
+            fabric="leaf-spine", round_ms=START_MS, link_id="leaf1:2>spine1:1", from_node="leaf1", from_port=2, to_node="spine1", to_port=1,
+            between_switches=True, capacity_bps=1e7, threshold_bps=7e6, measured=True, counter_bps=8e6, utilisation_bps=8e6, over_threshold=True,
+            flows=2, sampled_bps=8e6, elephants=2, top_src=address("10.0.1.2"), top_dst=address("10.0.2.2"), top_src_port=40001,
+            top_dst_port=5201, top_proto=6, top_bps=4.5e6),
     }
     from confluent_kafka import Producer
 
@@ -204,7 +209,8 @@ def test_every_other_result_topic_lands_in_its_table_with_types_converted(
     try:
         url = warehouse.url
         tables = ("probe_flights", "probe_bins", "probe_packets", "probe_counters", "snmp_counters", "transfers", "link_stats", "thresholds",
-                  "redirect_commands", "redirect_decisions", "redirect_acks", "throughput", "alerts", "incast_guard")
+                  "redirect_commands", "redirect_decisions", "redirect_acks", "throughput", "alerts", "incast_guard",
+                  "fabric_links")
         wait_until(lambda: all(count(url, t) == 1 for t in tables) and count(url, "rejected WHERE source_topic = 'thresholds.v1'") == 1,
                    "one row in every table and the undecodable threshold in rejected")
         expect = {
@@ -228,6 +234,9 @@ def test_every_other_result_topic_lands_in_its_table_with_types_converted(
             "SELECT kind, severity, expected FROM alerts": "step_change\twarning\t4000000000\n",
             "SELECT sum(bins), sum(bg_bytes) FROM link_load_1h": "1\t5000000\n",
             "SELECT toString(receiver), senders, share_bytes, command_id FROM incast_guard": "::ffff:10.9.0.1\t8\t6144\trc-1\n",
+            # 8 Mb/s of 10: utilisation 0.8; the biggest flow's addresses IPv4-mapped.
+            "SELECT link_id, from_port, utilisation, over_threshold, elephants, toString(top_src), top_dst_port, top_bps, reroute_command_id FROM fabric_links":
+                "leaf1:2>spine1:1\t2\t0.8\ttrue\t2\t::ffff:10.0.1.2\t5201\t4500000\t\n",
         }
         for query, expected in expect.items():
             assert sql(url, query) == expected, query

@@ -61,6 +61,8 @@ EXPECTED: dict[str, int | str] = {
     "throughput_observations": EMPTY,  # the year writes no throughput or alerts either
     "throughput_diurnal": EMPTY,
     "throughput_alerts": EMPTY,
+    "fabric_links": EMPTY,  # nor fabric rounds
+    "fabric_reroutes": EMPTY,
 }
 
 

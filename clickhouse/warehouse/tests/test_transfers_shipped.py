@@ -1,7 +1,8 @@
 """Transfer logs shipped to Kafka land in the warehouse once, also when shipped again.
 
 `./cheetah ship-transfers iperf3 FILE --kafka BOOTSTRAP` (ingest/transfers) publishes each run as
-a transfers.v1 record and each bad part as a flows.rejected.v1 reject. transfers.v1 is delivered
+a transfers.v1 record, the CPU use iperf3 measured at both ends as transfers.hosts.v1 host samples
+(not stored; read back from the topic here), and each bad part as a flows.rejected.v1 reject. transfers.v1 is delivered
 at least once (schemas/topics.yaml): shipping the same file again sends the same records, and the
 warehouse stores a transfer whose sorting key (hosts, start time) it holds already once.
 
@@ -33,7 +34,9 @@ from tests.warehouse_process import Warehouse, sql, start_warehouse
 REPO = Path(__file__).resolve().parents[3]
 SHIPPERS = REPO / "ingest" / "transfers"
 GROUP = "shipped"
-STORED = [t["name"] for t in yaml.safe_load((DEFAULT_SCHEMAS_DIR / "topics.yaml").read_text())["topics"] if t["table"]]
+MANIFEST = yaml.safe_load((DEFAULT_SCHEMAS_DIR / "topics.yaml").read_text())["topics"]
+STORED = [t["name"] for t in MANIFEST if t["table"]]
+HOST_SAMPLES = next(t["name"] for t in MANIFEST if t["id"] == "host_samples")
 BAD = '{"start": oops, not iperf3\n'
 
 
@@ -95,6 +98,32 @@ def committed_at_end(bootstrap: str, topic: str, table: str) -> bool:
         reader.close()
 
 
+def host_samples(bootstrap: str) -> list[tuple[str, int, float, bool]]:
+    """The host samples on the topic: (host, time_ms, cpu_percent, whether disk_percent is set)."""
+    from confluent_kafka import Consumer, TopicPartition
+
+    sys.path.insert(0, str(SHIPPERS))
+    from cheetah_transfers.kafka import message_class, topic
+
+    cls = message_class(topic("host_samples", DEFAULT_SCHEMAS_DIR)[1], DEFAULT_SCHEMAS_DIR)
+    reader = Consumer({"bootstrap.servers": bootstrap, "group.id": "host-samples-check", "enable.auto.commit": False})
+    try:
+        reader.assign([TopicPartition(HOST_SAMPLES, 0, 0)])
+        end = reader.get_watermark_offsets(TopicPartition(HOST_SAMPLES, 0), timeout=30)[1]
+        out: list[tuple[str, int, float, bool]] = []
+        deadline = time.monotonic() + 60
+        while len(out) < end and time.monotonic() < deadline:
+            m = reader.poll(1.0)
+            if m is None or m.error():
+                continue
+            s = cls.FromString(m.value())
+            assert m.key() == s.host.encode(), "a host sample's key is its host"
+            out.append((s.host, s.time_ms, s.cpu_percent, s.HasField("disk_percent")))
+        return out
+    finally:
+        reader.close()
+
+
 def wait_until(condition: Callable[[], bool], what: str, warehouse: Warehouse, timeout: float = 120) -> None:
     deadline = time.monotonic() + timeout
     while not condition():
@@ -105,7 +134,7 @@ def wait_until(condition: Callable[[], bool], what: str, warehouse: Warehouse, t
 @pytest.fixture
 def broker(tmp_path: Path) -> Iterator[KafkaBroker]:
     (tmp_path / "kafka").mkdir()
-    with broker_with_topics(tmp_path / "kafka", {t: 1 for t in STORED}) as started:
+    with broker_with_topics(tmp_path / "kafka", {t: 1 for t in [*STORED, HOST_SAMPLES]}) as started:
         yield started
 
 
@@ -125,6 +154,13 @@ def test_shipped_iperf3_runs_are_stored_once_and_the_bad_part_is_rejected(broker
                      doc["end"]["sender_tcp_congestion"]))
     want.sort(key=lambda w: w[5])
     assert want[0][5] < want[1][5] and want[0][4] > 0
+    # Host samples: each run's CPU use of the client (host_total) and the server (remote_total),
+    # at the middle of the run (start + half the receiver's seconds); disk not sampled.
+    samples = []
+    for doc in map(json.loads, runs):
+        conn, cpu = doc["start"]["connected"][0], doc["end"]["cpu_utilization_percent"]
+        mid = doc["start"]["timestamp"]["timesecs"] * 1000 + round(doc["end"]["sum_received"]["seconds"] * 500)
+        samples += [(conn["local_host"], mid, cpu["host_total"], False), (conn["remote_host"], mid, cpu["remote_total"], False)]
 
     warehouse = start_warehouse(tmp_path / "wh", brokers=broker.bootstrap, group_prefix=GROUP,
                                 extra_args=("--kafka-flush-interval-ms", "200", "--stop-merges"))
@@ -132,7 +168,8 @@ def test_shipped_iperf3_runs_are_stored_once_and_the_bad_part_is_rejected(broker
         first = ship(log, broker.bootstrap)
         assert first.returncode == 0, first.stderr
         assert "2 record(s), 1 rejected" in first.stderr
-        assert "sent 2 to transfers.v1, 1 to flows.rejected.v1" in first.stderr
+        assert "sent 2 to transfers.v1, 1 to flows.rejected.v1, 4 to transfers.hosts.v1" in first.stderr
+        assert sorted(host_samples(broker.bootstrap)) == sorted(samples)
         wait_until(lambda: committed_at_end(broker.bootstrap, "transfers.v1", "transfers"), "transfers.v1 read", warehouse)
         wait_until(lambda: committed_at_end(broker.bootstrap, "flows.rejected.v1", "rejected"), "rejects read", warehouse)
         got = sql(warehouse.url, "SELECT src_host, dst_host, tool, streams, bytes, toUnixTimestamp64Milli(start_at),"

@@ -76,14 +76,15 @@ def main(argv: list[str] | None = None) -> int:
                     help="iperf3: iperf3 -J output (one or more runs per file); gridftp: a GridFTP"
                     " server transfer log; csv: a header row of transfers.v1 field names; jsonl: one"
                     " JSON object per line with those names; sysstat: sadf -j output (sadf -j FILE -- -u -d -n DEV"
-                    " -p), the transfer hosts' CPU, disk and NIC use as host samples only (--hosts)")
+                    " -p), the transfer hosts' CPU, disk and NIC use as host samples only (--hosts, --kafka)")
     ap.add_argument("input", nargs="+", help="files or directories of them")
     ap.add_argument("--out", default=None,
                     help="append records here (default: standard output; with --kafka: nowhere)")
     ap.add_argument("--rejects", default=None,
                     help="append rejects here (default: standard error; with --kafka: nowhere)")
     ap.add_argument("--kafka", default="", metavar="BOOTSTRAP",
-                    help="also publish: each record on transfers.v1 (key: the host pair), each reject on"
+                    help="also publish: each record on transfers.v1 (key: the host pair), each host sample"
+                    " on transfers.hosts.v1 (key: the host; the throughput job's PRCA reads them), each reject on"
                     " flows.rejected.v1 (HOST:PORT[,HOST:PORT]; idempotent producer, acks=all). Shipping a"
                     " file again is harmless: the warehouse stores a transfer once (transfers.v1 is"
                     " at-least-once, keyed by hosts and start time)")
@@ -101,8 +102,8 @@ def main(argv: list[str] | None = None) -> int:
                     " addresses, e.g. 10.0.2.1); the PRCA matches samples to transfers by it (default:"
                     " sadf's nodename)")
     a = ap.parse_args(argv)
-    if a.format == "sysstat" and not a.hosts:
-        ap.error("sysstat gives host samples only: say where they go with --hosts FILE")
+    if a.format == "sysstat" and not a.hosts and not a.kafka:
+        ap.error("sysstat gives host samples only: say where they go with --hosts FILE or --kafka BOOTSTRAP")
     if a.as_host and a.format != "sysstat":
         ap.error("--as-host is for sysstat samples (the other formats name their hosts)")
     if a.kafka_config and not a.kafka:
@@ -139,19 +140,20 @@ def main(argv: list[str] | None = None) -> int:
     if a.hosts:
         write_hosts(a.hosts, total.host_samples)
     print(f"ship-transfers: {len(total.records)} record(s), {len(total.rejects)} rejected"
-          + (f", {len(total.host_samples)} host sample(s)" if a.hosts else ""), file=sys.stderr)
+          + (f", {len(total.host_samples)} host sample(s)" if a.hosts or a.kafka else ""), file=sys.stderr)
     if a.kafka:
         return publish(a.kafka, total, client_options) or (1 if unreadable else 0)
     return 1 if unreadable else 0
 
 
 def publish(bootstrap: str, total: Parsed, client_options: dict[str, str]) -> int:
-    """Sends records and rejects to Kafka and says how many it acknowledged: 0, or 1 if any was not."""
+    """Sends records, host samples and rejects to Kafka and says how many it acknowledged: 0, or 1
+    if any was not."""
     from .kafka import KafkaSetupError
     from .kafka import publish as send
 
     try:
-        sent = send(bootstrap, total.records, total.rejects, client_options)
+        sent = send(bootstrap, total.records, total.rejects, client_options, host_samples=total.host_samples)
     except KafkaSetupError as e:
         print(f"ship-transfers: {e}", file=sys.stderr)
         return 2

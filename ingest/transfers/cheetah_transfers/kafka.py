@@ -1,9 +1,11 @@
-"""``ship-transfers --kafka``: records onto transfers.v1, rejects onto flows.rejected.v1.
+"""``ship-transfers --kafka``: records onto transfers.v1, host samples onto transfers.hosts.v1,
+rejects onto flows.rejected.v1.
 
 A plain producer like the other producers outside Flink (docs/ARCHITECTURE.md, "Producers outside
 Flink"): idempotent, ``acks=all``, each message a bare protobuf (cheetah/v1/transfers.proto
-Transfer, cheetah/v1/flows.proto RejectedRecord). A transfer's key is its host pair (src_host,
-newline, dst_host), as schemas/topics.yaml says; a reject has none. transfers.v1 is delivered at
+Transfer and HostSample, cheetah/v1/flows.proto RejectedRecord). A transfer's key is its host pair
+(src_host, newline, dst_host), a host sample's its host, as schemas/topics.yaml says; a reject has
+none. A utilisation not sampled (None) is left unset, never 0. transfers.v1 is delivered at
 least once: shipping a file again sends its records again, and the warehouse stores a transfer
 whose sorting key (hosts and start time) it holds already only once. Topic names come from
 schemas/topics.yaml (by id), message types from schemas/ (compiled by protoc at run time).
@@ -88,16 +90,25 @@ class Sent:
     errors: list[str] = field(default_factory=list)
 
 
+def host_sample_message(sample: dict[str, Any]) -> dict[str, Any]:
+    """A host sample (records.host_sample) in the proto3 JSON form of HostSample: None left out."""
+    return {k: v for k, v in sample.items() if v is not None}
+
+
 def publish(bootstrap: str, records: list[dict[str, Any]], rejects: list[dict[str, Any]],
-            client_options: dict[str, str] | None = None, timeout_s: float = 60.0) -> Sent:
-    """Sends every record and reject and waits (up to ``timeout_s``) for Kafka's acknowledgement."""
+            client_options: dict[str, str] | None = None, timeout_s: float = 60.0,
+            host_samples: list[dict[str, Any]] | None = None) -> Sent:
+    """Sends every record, host sample and reject and waits (up to ``timeout_s``) for Kafka's
+    acknowledgement."""
     from confluent_kafka import Producer
     from google.protobuf import json_format
 
     transfers_topic, transfers_msg = topic("transfers")
     rejected_topic, rejected_msg = topic("rejected")
+    samples_topic, samples_msg = topic("host_samples")
     transfer_cls, reject_cls = message_class(transfers_msg), message_class(rejected_msg)
-    sent = Sent(delivered={transfers_topic: 0, rejected_topic: 0}, failed={transfers_topic: 0, rejected_topic: 0})
+    topics = [transfers_topic, rejected_topic] + ([samples_topic] if host_samples else [])
+    sent = Sent(delivered={t: 0 for t in topics}, failed={t: 0 for t in topics})
 
     def done(error: Any, message: Any) -> None:
         t = message.topic()
@@ -116,6 +127,12 @@ def publish(bootstrap: str, records: list[dict[str, Any]], rejects: list[dict[st
         value = json_format.ParseDict(r, transfer_cls()).SerializeToString()
         producer.produce(transfers_topic, key=transfer_key(r), value=value, on_delivery=done)
         producer.poll(0)
+    if host_samples:
+        sample_cls = message_class(samples_msg)
+        for h in host_samples:
+            value = json_format.ParseDict(host_sample_message(h), sample_cls()).SerializeToString()
+            producer.produce(samples_topic, key=str(h["host"]).encode(), value=value, on_delivery=done)
+            producer.poll(0)
     for r in rejects:
         producer.produce(rejected_topic, value=json_format.ParseDict(r, reject_cls()).SerializeToString(), on_delivery=done)
         producer.poll(0)

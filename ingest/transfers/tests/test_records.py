@@ -6,16 +6,26 @@ from pathlib import Path
 
 import pytest
 
-from cheetah_transfers.records import TRANSFER_FIELDS, BadRecord, reject, transfer
+from cheetah_transfers.records import TRANSFER_FIELDS, BadRecord, host_sample, reject, transfer
 
 ROOT = Path(__file__).resolve().parents[3]
 
 
 def test_field_names_are_the_protos() -> None:
     proto = (ROOT / "schemas/cheetah/v1/transfers.proto").read_text()
-    body = proto[proto.index("message Transfer") :]
+    body = proto[proto.index("message Transfer {") :]
+    body = body[: body.index("}")]
     names = re.findall(r"^\s*(?:repeated\s+)?\w+\s+(\w+)\s*=\s*\d+;", body, re.M)
     assert tuple(names) == TRANSFER_FIELDS
+
+
+def test_a_host_sample_has_the_host_sample_fields() -> None:
+    """What --hosts writes and --kafka publishes are the fields of HostSample (transfers.hosts.v1)."""
+    proto = (ROOT / "schemas/cheetah/v1/transfers.proto").read_text()
+    body = proto[proto.index("message HostSample {") :]
+    body = body[: body.index("}")]
+    names = re.findall(r"^\s*(?:optional\s+)?\w+\s+(\w+)\s*=\s*\d+;", body, re.M)
+    assert tuple(host_sample("10.0.2.1", 1000, cpu=50.0)) == tuple(names)
 
 
 def test_reject_has_the_rejected_record_fields() -> None:

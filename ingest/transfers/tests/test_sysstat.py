@@ -137,6 +137,6 @@ def test_sysstat_without_hosts_is_refused_rather_than_dropped(tmp_path: Path, ca
     sa.write_text(REAL)
     with pytest.raises(SystemExit) as e:
         main(["sysstat", str(sa)])
-    assert e.value.code == 2 and "--hosts FILE" in capsys.readouterr().err
+    assert e.value.code == 2 and "--hosts FILE or --kafka BOOTSTRAP" in capsys.readouterr().err
     with pytest.raises(SystemExit):
         main(["iperf3", str(sa), "--as-host", "10.0.2.1"])

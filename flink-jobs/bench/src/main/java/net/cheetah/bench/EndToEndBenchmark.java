@@ -278,6 +278,7 @@ public final class EndToEndBenchmark {
     double committedS = awaitCommitted(r0, deadline);
     String normalizeCheckpoints = checkpoints(normalize);
     String cheetahCheckpoints = checkpoints(cheetah);
+    double[] cheetahStats = checkpointStats(cheetah);
 
     int cores = Runtime.getRuntime().availableProcessors();
     double rate = o.records() / consumedS;
@@ -319,7 +320,8 @@ public final class EndToEndBenchmark {
         f(
             "SUMMARY e2e records=%d seconds=%.1f records_per_s=%.0f per_core=%.0f"
                 + " steady_per_s=%.0f per_cpu_s=%.0f normalized_s=%.1f committed_s=%.1f"
-                + " late_records=%d cores=%d load1=%s",
+                + " late_records=%d ckpt_p50_ms=%.0f ckpt_p99_ms=%.0f state_mb=%.1f cores=%d"
+                + " load1=%s",
             o.records(),
             consumedS,
             rate,
@@ -329,6 +331,9 @@ public final class EndToEndBenchmark {
             normalizedS,
             committedS,
             metrics.getOrDefault("lateFlowRecords", -1L),
+            cheetahStats[0],
+            cheetahStats[1],
+            cheetahStats[2],
             cores,
             load));
     lines.forEach(System.out::println);
@@ -518,16 +523,19 @@ public final class EndToEndBenchmark {
     return true;
   }
 
-  /** Completed checkpoints, their mean duration and the last one's size, from the REST API. */
+  /** Completed checkpoints, their duration (mean, p50, p99, max) and the last one's size (REST). */
   private String checkpoints(JobID job) {
     try {
       JsonNode c = get("/jobs/" + job + "/checkpoints");
       JsonNode summary = c.path("summary");
       return String.format(
           Locale.ROOT,
-          "%d completed, end-to-end mean %.0f ms / max %.0f ms, last %.1f MB of state",
+          "%d completed, end-to-end mean %.0f ms / p50 %.0f ms / p99 %.0f ms / max %.0f ms,"
+              + " last %.1f MB of state",
           c.path("counts").path("completed").asLong(),
           summary.path("end_to_end_duration").path("avg").asDouble(),
+          summary.path("end_to_end_duration").path("p50").asDouble(),
+          summary.path("end_to_end_duration").path("p99").asDouble(),
           summary.path("end_to_end_duration").path("max").asDouble(),
           c.path("latest").path("completed").path("state_size").asDouble() / 1e6);
     } catch (IOException | RuntimeException e) {
@@ -535,6 +543,24 @@ public final class EndToEndBenchmark {
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
       return "interrupted";
+    }
+  }
+
+  /** The cheetah job's checkpoints: p50 and p99 end-to-end duration (ms), last size (MB). */
+  private double[] checkpointStats(JobID job) {
+    try {
+      JsonNode c = get("/jobs/" + job + "/checkpoints");
+      JsonNode d = c.path("summary").path("end_to_end_duration");
+      return new double[] {
+        d.path("p50").asDouble(-1),
+        d.path("p99").asDouble(-1),
+        c.path("latest").path("completed").path("state_size").asDouble(-1e6) / 1e6
+      };
+    } catch (IOException | RuntimeException e) {
+      return new double[] {-1, -1, -1};
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      return new double[] {-1, -1, -1};
     }
   }
 

@@ -8,6 +8,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HexFormat;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Properties;
@@ -18,6 +19,7 @@ import net.cheetah.core.flow.Address;
 import net.cheetah.jobs.FabricJob;
 import net.cheetah.jobs.codec.Codec;
 import net.cheetah.runtime.Wait;
+import net.cheetah.schemas.v1.FabricLinkState;
 import net.cheetah.schemas.v1.FlowRecord;
 import net.cheetah.schemas.v1.FlowSource;
 import net.cheetah.schemas.v1.RedirectAction;
@@ -47,7 +49,8 @@ import org.junit.jupiter.api.io.TempDir;
  * built by hand as the collector and normalize write them: two TCP flows from h1 to h2 both through
  * spine1, 4.5 and 3.5 Mb/s (bytes already scaled by the sampling rate 10), spine1's links at 8
  * Mb/s, spine2's at 0.5 Mb/s. The 4.5 Mb/s flow is moved to spine2; the command's HMAC is checked
- * with javax.crypto and the stack's key, as the adapters check it.
+ * with javax.crypto and the stack's key, as the adapters check it. The round's view of the 12 links
+ * (4 cables and 2 host cables, both ways) comes out on fabric.links.v1, once each.
  */
 @Tag("integration")
 class FabricEndToEndTest {
@@ -211,10 +214,80 @@ class FabricEndToEndTest {
         byte[] expected = m.doFinal(add.toBuilder().clearHmac().build().toByteArray());
         assertThat(HexFormat.of().formatHex(add.getHmac().toByteArray()))
             .isEqualTo(HexFormat.of().formatHex(expected));
+        assertLinkStates(stack, t0, add.getCommandId());
       }
       assertThat(stack.jobStatuses()).containsEntry(FabricJob.NAME, JobStatus.RUNNING);
       assertThat(stack.jobRestarts().get(FabricJob.NAME)).isZero();
     }
+  }
+
+  /**
+   * The one round's links on fabric.links.v1, read committed (the topic is transactional): one row
+   * per link of the fabric, 12, none twice; spine1's up-link as worked by hand above.
+   */
+  private static void assertLinkStates(Stack stack, long t0, String rerouteId) throws Exception {
+    Properties c = new Properties();
+    c.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, stack.bootstrap());
+    c.put(ConsumerConfig.GROUP_ID_CONFIG, "fabric-links-test");
+    c.put(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest");
+    c.put(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed");
+    List<FabricLinkState> links = new ArrayList<>();
+    try (KafkaConsumer<byte[], byte[]> consumer =
+        new KafkaConsumer<>(c, new ByteArrayDeserializer(), new ByteArrayDeserializer())) {
+      consumer.subscribe(List.of(Topics.FABRIC_LINKS));
+      Wait.forValue(
+          "12 link states on " + Topics.FABRIC_LINKS,
+          Duration.ofMinutes(2),
+          Duration.ofMillis(10),
+          () -> {
+            for (ConsumerRecord<byte[], byte[]> r : consumer.poll(Duration.ofMillis(200))) {
+              try {
+                links.add(FabricLinkState.parseFrom(r.value()));
+              } catch (com.google.protobuf.InvalidProtocolBufferException e) {
+                throw new AssertionError("undecodable link state", e);
+              }
+            }
+            return links.size() >= 12 ? Optional.of(links.size()) : Optional.empty();
+          });
+      // A checkpoint later: still 12 (no row twice, no other round).
+      long until = System.nanoTime() + 5_000_000_000L;
+      while (System.nanoTime() < until) {
+        for (ConsumerRecord<byte[], byte[]> r : consumer.poll(Duration.ofMillis(200))) {
+          links.add(FabricLinkState.parseFrom(r.value()));
+        }
+      }
+    }
+    assertThat(links).hasSize(12);
+    assertThat(links).extracting(FabricLinkState::getLinkId).doesNotHaveDuplicates();
+    assertThat(links)
+        .allMatch(l -> l.getRoundMs() == t0 + 1000 && l.getFabric().equals("leaf-spine"));
+    FabricLinkState up1 =
+        links.stream().filter(l -> l.getLinkId().equals("leaf1:2>spine1:1")).findFirst().get();
+    // 1 000 000 bytes in the second before t0 + 1 s: 8 Mb/s of 10, over 7; both flows (4.5 and
+    // 3.5 Mb/s) above 1 Mb/s; the 4.5 Mb/s one is the top and the one moved.
+    assertThat(
+            String.format(
+                Locale.ROOT,
+                "%s %d>%s %d %.0f %.0f %b %d %d %.0f %d",
+                up1.getFromNode(),
+                up1.getFromPort(),
+                up1.getToNode(),
+                up1.getToPort(),
+                up1.getCapacityBps(),
+                up1.getUtilisationBps(),
+                up1.getOverThreshold(),
+                up1.getFlows(),
+                up1.getElephants(),
+                up1.getTopBps(),
+                up1.getTopSrcPort()))
+        .isEqualTo("leaf1 2>spine1 1 10000000 8000000 true 2 2 4500000 40001");
+    assertThat(up1.getRerouteCommandId()).isEqualTo(rerouteId);
+    // h1's cable into leaf1: sampled by leaf1 (both flows), no counters for it.
+    FabricLinkState host =
+        links.stream().filter(l -> l.getLinkId().equals("h1:0>leaf1:1")).findFirst().get();
+    assertThat(host.getFlows()).isEqualTo(2);
+    assertThat(host.getMeasured()).isFalse();
+    assertThat(host.getBetweenSwitches()).isFalse();
   }
 
   /** A flow sample as normalize writes it from goflow2's sFlow record (bytes scaled by N = 10). */

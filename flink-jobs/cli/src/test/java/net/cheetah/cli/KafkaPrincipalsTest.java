@@ -114,7 +114,8 @@ class KafkaPrincipalsTest {
       throws Exception {
     KafkaPrincipals p = KafkaPrincipals.read(ROOT);
     // Its own principal (docs/FABRIC.md, "The job"): it reads what the redirect authority does
-    // not (flows, link counters) and nothing the adapters or the guard command need.
+    // not (flows, link counters) and nothing the adapters or the guard command need; it also
+    // writes the link states of its rounds.
     assertThat(FabricJob.NAME).isEqualTo("cheetah-fabric");
     assertThat(grants(p, FabricJob.NAME))
         .containsExactlyInAnyOrder(
@@ -128,6 +129,8 @@ class KafkaPrincipalsTest {
             "TOPIC LITERAL redirects.commands.v1 DESCRIBE",
             "TOPIC LITERAL redirects.decisions.v1 WRITE",
             "TOPIC LITERAL redirects.decisions.v1 DESCRIBE",
+            "TOPIC LITERAL fabric.links.v1 WRITE",
+            "TOPIC LITERAL fabric.links.v1 DESCRIBE",
             "GROUP PREFIXED cheetah-fabric READ",
             "TRANSACTIONAL_ID PREFIXED cheetah-fabric WRITE",
             "TRANSACTIONAL_ID PREFIXED cheetah-fabric DESCRIBE");

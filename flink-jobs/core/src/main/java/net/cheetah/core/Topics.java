@@ -44,6 +44,9 @@ public final class Topics {
   /** cheetah/v1/transfers.proto:Transfer, keyed by host pair (src_host, newline, dst_host). */
   public static final String TRANSFERS = "transfers.v1";
 
+  /** cheetah/v1/transfers.proto:HostSample, keyed by host. */
+  public static final String HOST_SAMPLES = "transfers.hosts.v1";
+
   /** cheetah/v1/cheetahs.proto:CheetahEvent, keyed by flow id. */
   public static final String CHEETAHS = "cheetahs.v1";
 
@@ -77,6 +80,9 @@ public final class Topics {
   /** cheetah/v1/throughput.proto:Alert, keyed by host pair. */
   public static final String ALERTS = "alerts.v1";
 
+  /** cheetah/v1/fabric.proto:FabricLinkState, keyed by link id. */
+  public static final String FABRIC_LINKS = "fabric.links.v1";
+
   /** Every topic, in the manifest's order. */
   public static final List<String> ALL =
       List.of(
@@ -90,6 +96,7 @@ public final class Topics {
           PROBE_COUNTERS,
           SNMP_COUNTERS,
           TRANSFERS,
+          HOST_SAMPLES,
           CHEETAHS,
           CHEETAHS_CONTROL,
           FLOWSETS,
@@ -100,7 +107,8 @@ public final class Topics {
           REDIRECTS_ACKS,
           INCAST_GUARD,
           THROUGHPUT,
-          ALERTS);
+          ALERTS,
+          FABRIC_LINKS);
 
   /** Per-flow or per-packet topics: they get the high-volume partition count. */
   public static final Set<String> HIGH_VOLUME =

@@ -153,15 +153,19 @@ public final class ElephantRerouter {
   /** The flows on {@code link} above the elephant share of its capacity, in the policy's order. */
   private List<Map.Entry<FabricFlow, Double>> elephantsOn(
       Link link, LinkState state, Set<FabricFlow> movedNow) {
-    double min = settings.elephantShare() * link.capacityBps();
     Comparator<Map.Entry<FabricFlow, Double>> byRate = Map.Entry.comparingByValue();
     if (settings.policy() == ReroutePolicy.BIGGEST) {
       byRate = byRate.reversed();
     }
     return state.flowRatesBps().getOrDefault(link.id(), Map.of()).entrySet().stream()
-        .filter(e -> e.getValue() > min && !movedNow.contains(e.getKey()))
+        .filter(e -> elephant(link, e.getValue()) && !movedNow.contains(e.getKey()))
         .sorted(byRate.thenComparing(Map.Entry.comparingByKey()))
         .toList();
+  }
+
+  /** A flow at {@code bps} on {@code link} is an elephant there: above E·C. */
+  boolean elephant(Link link, double bps) {
+    return bps > settings.elephantShare() * link.capacityBps();
   }
 
   /**
@@ -226,11 +230,12 @@ public final class ElephantRerouter {
     return true;
   }
 
-  private boolean over(Link l, double bps) {
+  /** Above U·C: congested, if between switches (also the link states of {@link FabricRounds}). */
+  boolean over(Link l, double bps) {
     return bps > settings.utilisationThreshold() * l.capacityBps() + SLACK_BPS;
   }
 
-  private boolean betweenSwitches(Link l) {
+  boolean betweenSwitches(Link l) {
     return fabric.switchNamed(l.from().node()).isPresent()
         && fabric.switchNamed(l.to().node()).isPresent();
   }

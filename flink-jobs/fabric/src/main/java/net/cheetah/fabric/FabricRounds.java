@@ -54,6 +54,47 @@ public final class FabricRounds {
    */
   public record Decision(RedirectCommand command, boolean published) implements Serializable {}
 
+  /**
+   * One link as the round ending at {@code roundMs} saw it (fabric.links.v1): for every link of the
+   * fabric, each round.
+   *
+   * @param measured whether the counters gave a utilisation (not older than {@link #STALE_MS})
+   * @param counterBps the utilisation as the counters measured it (0 when not measured)
+   * @param utilisationBps after the lag correction for recent moves: what the rule used
+   * @param overThreshold {@code utilisationBps} above U·C (congested when between switches)
+   * @param flows flows sampled on the link in the round's window; {@code sampledBps} their sum
+   * @param elephants flows above E·C
+   * @param top the biggest flow (an elephant when {@code elephants} > 0), or null when none
+   * @param rerouteCommandId the command id of the reroute this round decided for the link (its
+   *     decision in redirects.decisions.v1, whatever the outcome), or ""
+   * @param unresolved why the link stays congested after this round (the rule's line), or ""
+   */
+  public record LinkRound(
+      long roundMs,
+      Link link,
+      boolean betweenSwitches,
+      double thresholdBps,
+      boolean measured,
+      double counterBps,
+      double utilisationBps,
+      boolean overThreshold,
+      int flows,
+      double sampledBps,
+      int elephants,
+      FabricFlow top,
+      double topBps,
+      String rerouteCommandId,
+      String unresolved)
+      implements Serializable {}
+
+  /** What the round ending at {@code endMs} decided, and every link of the fabric as it saw it. */
+  public record Round(long endMs, List<Decision> decisions, List<LinkRound> links) {
+    public Round {
+      decisions = List.copyOf(decisions);
+      links = List.copyOf(links);
+    }
+  }
+
   private record Utilisation(double bps, long atMs) implements Serializable {}
 
   private record Active(RedirectCommand add, long expiresMs) implements Serializable {}
@@ -131,8 +172,13 @@ public final class FabricRounds {
 
   /** Takes a placed flow sample; returns the decisions of the rounds it closes. */
   public List<Decision> sample(Sample s) {
+    return decisions(onSample(s));
+  }
+
+  /** Takes a placed flow sample; returns the rounds it closes. */
+  public List<Round> onSample(Sample s) {
     m.sampleClockMs = Math.max(m.sampleClockMs, s.atMs());
-    List<Decision> out = advance(s.atMs());
+    List<Round> out = advance(s.atMs());
     if (s.atMs() < m.roundEndMs - ROUND_MS) {
       m.late++;
     } else if (!s.measured().isEmpty()) {
@@ -147,8 +193,14 @@ public final class FabricRounds {
    */
   public List<Decision> counter(
       String linkId, long atMs, long octets, double speedBps, boolean reset) {
+    return decisions(onCounter(linkId, atMs, octets, speedBps, reset));
+  }
+
+  /** As {@link #counter}; returns the rounds it closes. */
+  public List<Round> onCounter(
+      String linkId, long atMs, long octets, double speedBps, boolean reset) {
     m.counterClockMs = Math.max(m.counterClockMs, atMs);
-    List<Decision> out = advance(atMs);
+    List<Round> out = advance(atMs);
     m.counters
         .update(linkId, atMs, octets, 64, speedBps, reset)
         .bps()
@@ -156,8 +208,12 @@ public final class FabricRounds {
     return out;
   }
 
-  private List<Decision> advance(long atMs) {
-    List<Decision> out = new ArrayList<>();
+  private static List<Decision> decisions(List<Round> rounds) {
+    return rounds.stream().flatMap(r -> r.decisions().stream()).toList();
+  }
+
+  private List<Round> advance(long atMs) {
+    List<Round> out = new ArrayList<>();
     if (m.roundEndMs == 0) {
       m.roundEndMs = Math.floorDiv(atMs, ROUND_MS) * ROUND_MS + ROUND_MS;
       return out;
@@ -165,7 +221,7 @@ public final class FabricRounds {
     long ahead = Math.max(m.sampleClockMs, m.counterClockMs);
     long clock = Math.max(Math.min(m.sampleClockMs, m.counterClockMs), ahead - SOURCE_SKEW_MS);
     while (clock >= m.roundEndMs + GRACE_MS) {
-      out.addAll(round(m.roundEndMs));
+      out.add(round(m.roundEndMs));
       m.roundEndMs += ROUND_MS;
       if (m.pending.isEmpty() && clock >= m.roundEndMs + ROUND_MS + GRACE_MS) {
         // A gap in the inputs: skip to the round before the clock's, nothing to place before it.
@@ -177,7 +233,7 @@ public final class FabricRounds {
   }
 
   /** The round ending at {@code endMs}. */
-  private List<Decision> round(long endMs) {
+  private Round round(long endMs) {
     m.rounds++;
     Map<String, Map<FabricFlow, Double>> rates = new HashMap<>();
     Iterator<Sample> it = m.pending.iterator();
@@ -198,13 +254,14 @@ public final class FabricRounds {
             .merge(s.flow(), s.scaledBytes() * 8 * 1000.0 / ROUND_MS, Double::sum);
       }
     }
-    Map<String, Double> util = new HashMap<>();
+    Map<String, Double> measured = new HashMap<>();
     m.utilisation.forEach(
         (link, u) -> {
           if (u.atMs() > endMs - STALE_MS) {
-            util.put(link, u.bps());
+            measured.put(link, u.bps());
           }
         });
+    Map<String, Double> util = new HashMap<>(measured);
     // Counters lag a move by up to a polling interval: a measure taken before a move's traffic
     // could show in a whole interval after it gets the move applied, so that the rounds after a
     // move do not see its old path still congested (and move a second flow off it).
@@ -221,14 +278,69 @@ public final class FabricRounds {
     List<Decision> out = new ArrayList<>();
     expireAndRemoveIdle(endMs, out);
     ElephantRerouter.Round r = rerouter.decide(new LinkState(util, rates), m.history, endMs);
+    Map<String, String> rerouted = new HashMap<>();
     for (Reroute reroute : r.reroutes()) {
       decide(reroute, endMs, out);
+      // The id decide gave its command (the same add, whatever the guardrails made of it).
+      rerouted.put(
+          reroute.link(),
+          RerouteCommands.add(reroute, device, endMs, guards.ruleTtlMs()).getCommandId());
     }
     m.lastSeenMs
         .keySet()
         .removeIf(
             f -> endMs - m.lastSeenMs.get(f) > settings.returnHoldMs() && !m.active.containsKey(f));
-    return out;
+    return new Round(endMs, out, links(endMs, measured, util, rates, rerouted, r.unresolved()));
+  }
+
+  /** Every link of the fabric, in its order, as this round saw it. */
+  private List<LinkRound> links(
+      long endMs,
+      Map<String, Double> measured,
+      Map<String, Double> util,
+      Map<String, Map<FabricFlow, Double>> rates,
+      Map<String, String> rerouted,
+      List<String> unresolved) {
+    List<LinkRound> links = new ArrayList<>();
+    for (Link l : fabric.links()) {
+      String id = l.id();
+      double bps = util.getOrDefault(id, 0.0);
+      Map<FabricFlow, Double> flows = rates.getOrDefault(id, Map.of());
+      FabricFlow top = null;
+      double topBps = 0;
+      int elephants = 0;
+      double sampled = 0;
+      for (Map.Entry<FabricFlow, Double> e : new TreeMap<>(flows).entrySet()) {
+        sampled += e.getValue();
+        if (rerouter.elephant(l, e.getValue())) {
+          elephants++;
+        }
+        if (top == null || e.getValue() > topBps) {
+          top = e.getKey();
+          topBps = e.getValue();
+        }
+      }
+      String why =
+          unresolved.stream().filter(u -> u.startsWith(id + " at ")).findFirst().orElse("");
+      links.add(
+          new LinkRound(
+              endMs,
+              l,
+              rerouter.betweenSwitches(l),
+              settings.utilisationThreshold() * l.capacityBps(),
+              measured.containsKey(id),
+              measured.getOrDefault(id, 0.0),
+              bps,
+              util.containsKey(id) && rerouter.over(l, bps),
+              flows.size(),
+              sampled,
+              elephants,
+              top,
+              topBps,
+              rerouted.getOrDefault(id, ""),
+              why));
+    }
+    return links;
   }
 
   private void expireAndRemoveIdle(long endMs, List<Decision> out) {

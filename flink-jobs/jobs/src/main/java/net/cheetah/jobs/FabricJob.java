@@ -15,7 +15,7 @@ import net.cheetah.jobs.redirects.EncodedDecision;
 import net.cheetah.jobs.redirects.RedirectKeys;
 import net.cheetah.jobs.redirects.RedirectSinks;
 import org.apache.flink.api.common.typeinfo.TypeInformation;
-import org.apache.flink.streaming.api.datastream.DataStream;
+import org.apache.flink.streaming.api.datastream.SingleOutputStreamOperator;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 
 /**
@@ -80,7 +80,7 @@ public final class FabricJob implements StreamJob {
         .sinkTo(KafkaIO.rejectedSink(bootstrap, NAME))
         .name(Topics.REJECTED)
         .uid("rejected-sink");
-    DataStream<EncodedDecision> decisions =
+    SingleOutputStreamOperator<EncodedDecision> decisions =
         samples
             .values()
             .union(counters.values())
@@ -96,5 +96,11 @@ public final class FabricJob implements StreamJob {
             .name("decide (EFM rounds, guardrails, sign)")
             .uid("decide");
     RedirectSinks.publish(decisions, bootstrap);
+    // What each round saw of each link, for the operators: exactly once, unlike the commands.
+    decisions
+        .getSideOutput(FabricFunction.LINKS)
+        .sinkTo(KafkaIO.exactlyOnceSink(bootstrap, Topics.FABRIC_LINKS, NAME))
+        .name(Topics.FABRIC_LINKS)
+        .uid("links-sink");
   }
 }

@@ -1,6 +1,7 @@
 package net.cheetah.jobs;
 
 import java.util.Optional;
+import net.cheetah.analytics.throughput.HostSample;
 import net.cheetah.analytics.throughput.Transfer;
 import net.cheetah.config.CheetahConfig;
 import net.cheetah.core.Topics;
@@ -11,6 +12,7 @@ import net.cheetah.jobs.throughput.PrcaFunction;
 import net.cheetah.jobs.throughput.ThroughputFunction;
 import net.cheetah.jobs.throughput.ThroughputInput;
 import net.cheetah.jobs.throughput.ThroughputInputs;
+import org.apache.flink.api.common.eventtime.SerializableTimestampAssigner;
 import org.apache.flink.api.common.eventtime.WatermarkStrategy;
 import org.apache.flink.api.common.typeinfo.TypeInformation;
 import org.apache.flink.streaming.api.datastream.DataStream;
@@ -18,16 +20,18 @@ import org.apache.flink.streaming.api.datastream.SingleOutputStreamOperator;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 
 /**
- * flows.v1 + transfers.v1 → throughput.v1 and alerts.v1 (docs/ARCHITECTURE.md, "Transfer
- * throughput"): application instances and logged transfers with their throughput, forecasts and
- * diurnal fits per host pair; forecast-band violations, step changes and PRCA reports as alerts.
- * The same analyses as `cheetah throughput` offline, in event time (record ends, with the detection
+ * flows.v1 + transfers.v1 (+ transfers.hosts.v1) → throughput.v1 and alerts.v1
+ * (docs/ARCHITECTURE.md, "Transfer throughput"): application instances and logged transfers with
+ * their throughput, forecasts and diurnal fits per host pair; forecast-band violations, step
+ * changes and PRCA reports (naming a saturated host resource from the host samples) as alerts. The
+ * same analyses as `cheetah throughput` offline, in event time (record ends, with the detection
  * section's watermarks), written exactly once.
  *
  * <pre>
  * flows.v1 ─────┬─► host pair: instances, series ─┬─► throughput.v1
  * transfers.v1 ─┤                                 └─► alerts.v1 (outside_band, step)
  *               └─► peer group: PRCA ─────────────────► alerts.v1 (prca)
+ * transfers.hosts.v1 ──(broadcast)──┘
  * </pre>
  */
 public final class ThroughputJob implements StreamJob {
@@ -65,9 +69,20 @@ public final class ThroughputJob implements StreamJob {
             Optional.of(watermarks(d, d.defaultFirstRecordHoldMs())),
             ThroughputInput.class,
             "transfers-source");
+    KafkaIO.Checked<HostSample> samples =
+        KafkaIO.checked(
+            env,
+            bootstrap,
+            Topics.HOST_SAMPLES,
+            NAME,
+            ThroughputInputs.hostSamples(),
+            // Sparse as transfers.v1 (often no host is sampled at all).
+            Optional.of(watermarks(d, d.defaultFirstRecordHoldMs(), (h, ts) -> h.ms())),
+            HostSample.class,
+            "host-samples-source");
     flows
         .rejected()
-        .union(transfers.rejected())
+        .union(transfers.rejected(), samples.rejected())
         .sinkTo(KafkaIO.rejectedSink(bootstrap, NAME))
         .name(Topics.REJECTED)
         .uid("rejected-sink");
@@ -91,6 +106,7 @@ public final class ThroughputJob implements StreamJob {
             .name("transfers")
             .uid("prca-transfers")
             .keyBy(t -> PrcaFunction.peerGroup(cfg, t), TypeInformation.of(String.class))
+            .connect(samples.values().broadcast(PrcaFunction.SAMPLES))
             .process(new PrcaFunction(cfg))
             .returns(TypeInformation.of(KeyedBytes.class))
             .name("PRCA per peer group")
@@ -107,11 +123,17 @@ public final class ThroughputJob implements StreamJob {
    * without records held back for {@code holdMs} before it is left out.
    */
   static WatermarkStrategy<ThroughputInput> watermarks(CheetahConfig.Detection d, long holdMs) {
+    return watermarks(d, holdMs, (in, ts) -> in.eventMs());
+  }
+
+  /** As the other, for records whose event time {@code assigner} gives (a host sample's time). */
+  static <T> WatermarkStrategy<T> watermarks(
+      CheetahConfig.Detection d, long holdMs, SerializableTimestampAssigner<T> assigner) {
     IdleAdvancingWatermarks.FirstRecords firstRecords = new IdleAdvancingWatermarks.FirstRecords();
-    return WatermarkStrategy.<ThroughputInput>forGenerator(
+    return WatermarkStrategy.<T>forGenerator(
             c ->
                 new IdleAdvancingWatermarks<>(
                     d.outOfOrdernessMs(), d.idleAdvanceMs(), holdMs, firstRecords))
-        .withTimestampAssigner((in, ts) -> in.eventMs());
+        .withTimestampAssigner(assigner);
   }
 }

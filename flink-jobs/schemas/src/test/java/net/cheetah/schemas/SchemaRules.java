@@ -11,6 +11,7 @@ import java.util.TreeMap;
 import net.cheetah.schemas.v1.Alert;
 import net.cheetah.schemas.v1.BackfillProgress;
 import net.cheetah.schemas.v1.CheetahEvent;
+import net.cheetah.schemas.v1.FabricLinkState;
 import net.cheetah.schemas.v1.Flight;
 import net.cheetah.schemas.v1.FlowRecord;
 import net.cheetah.schemas.v1.Flowset;
@@ -37,6 +38,7 @@ final class SchemaRules {
           Map.entry("probe.counters.v1", "ProbeCounters"),
           Map.entry("snmp.counters.v1", "SnmpCounters"),
           Map.entry("transfers.v1", "Transfer"),
+          Map.entry("transfers.hosts.v1", "HostSample"),
           Map.entry("cheetahs.v1", "CheetahEvent"),
           Map.entry("flowsets.v1", "Flowset"),
           Map.entry("links.stats.v1", "LinkStats"),
@@ -45,7 +47,8 @@ final class SchemaRules {
           Map.entry("redirects.acks.v1", "RedirectAck"),
           Map.entry("incast.guard.v1", "IncastGuardSample"),
           Map.entry("throughput.v1", "Throughput"),
-          Map.entry("alerts.v1", "Alert"));
+          Map.entry("alerts.v1", "Alert"),
+          Map.entry("fabric.links.v1", "FabricLinkState"));
 
   static List<FileDescriptor> files() {
     return List.of(
@@ -60,7 +63,8 @@ final class SchemaRules {
         RedirectCommand.getDescriptor().getFile(),
         Alert.getDescriptor().getFile(),
         BackfillProgress.getDescriptor().getFile(),
-        IncastGuardSample.getDescriptor().getFile());
+        IncastGuardSample.getDescriptor().getFile(),
+        FabricLinkState.getDescriptor().getFile());
   }
 
   static List<Descriptor> messages() {

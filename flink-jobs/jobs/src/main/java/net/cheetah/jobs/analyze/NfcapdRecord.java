@@ -5,6 +5,7 @@ import java.math.RoundingMode;
 import java.net.InetAddress;
 import java.net.UnknownHostException;
 import java.util.Optional;
+import net.cheetah.core.flow.Address;
 import net.cheetah.schemas.goflow2.FlowMessage;
 
 /**
@@ -66,12 +67,7 @@ public final class NfcapdRecord {
    * would be refused (e.g. an ICMP record, whose destination port nfdump prints as "type.code").
    */
   public FlowMessage toMessage() throws NfdumpLine.BadLine {
-    if (proto == PROTO_ICMP
-        || proto == PROTO_ICMPV6
-        || msecFirst < 0
-        || msecLast < msecFirst
-        || inPackets < 0
-        || inBytes < 0) {
+    if (!plain()) {
       // Rare shapes: through the text, so that the refusal reads as it always did.
       Optional<FlowMessage> m = NfdumpLine.parse(render());
       return m.orElseThrow(() -> new NfdumpLine.BadLine("an empty line"));
@@ -93,6 +89,29 @@ public final class NfcapdRecord {
         (int) output,
         proto == PROTO_TCP ? tcpFlags : 0,
         srcTos);
+  }
+
+  /**
+   * Whether {@link #toMessage} builds this record's message from its fields (true) or from the text
+   * nfdump prints for it (rare shapes: ICMP, negative or inverted times and counts).
+   */
+  boolean plain() {
+    return proto != PROTO_ICMP
+        && proto != PROTO_ICMPV6
+        && msecFirst >= 0
+        && msecLast >= msecFirst
+        && inPackets >= 0
+        && inBytes >= 0;
+  }
+
+  /** How many bytes {@link #addressBytes} gives for this address: 4 or 16. */
+  static int addressLength(boolean v6, long hi, long lo) {
+    return v6 && !(hi == 0 && (lo >>> 32) == 0xFFFFL) ? 16 : 4;
+  }
+
+  /** {@code Address.fromBytes(addressBytes(v6, hi, lo))}, without the bytes. */
+  static Address address(boolean v6, long hi, long lo) {
+    return v6 ? new Address(hi, lo) : Address.ofIpv4((int) lo);
   }
 
   /**

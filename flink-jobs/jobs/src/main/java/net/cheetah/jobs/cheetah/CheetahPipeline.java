@@ -3,7 +3,6 @@ package net.cheetah.jobs.cheetah;
 import net.cheetah.config.CheetahConfig.Detection;
 import net.cheetah.core.flow.CheetahEvent;
 import net.cheetah.core.flow.Flow;
-import net.cheetah.core.flow.FlowKey;
 import net.cheetah.core.flow.Flowset;
 import net.cheetah.jobs.flink.IdleAdvancingWatermarks;
 import net.cheetah.jobs.flowset.FlowsetFunction;
@@ -37,7 +36,7 @@ public final class CheetahPipeline {
   public static SingleOutputStreamOperator<CheetahEvent> cheetahs(
       DataStream<Flow> flows, Detection d) {
     return flows
-        .keyBy(Flow::key, TypeInformation.of(FlowKey.class))
+        .keyBy(Flow::key, FlowKeySerializer.TYPE)
         .process(new CheetahFunction(d))
         .name("cheetahs: stitch + interval rule")
         .uid("cheetahs");

@@ -12,6 +12,7 @@ import net.cheetah.config.CheetahConfig;
 import net.cheetah.core.redirect.RedirectSettings;
 import net.cheetah.fabric.Fabric;
 import net.cheetah.fabric.FabricRounds;
+import net.cheetah.jobs.flink.KeyedBytes;
 import net.cheetah.jobs.redirects.EncodedDecision;
 import net.cheetah.jobs.redirects.RedirectKeys;
 import net.cheetah.schemas.v1.RedirectCommand;
@@ -25,16 +26,21 @@ import org.apache.flink.runtime.state.FunctionSnapshotContext;
 import org.apache.flink.streaming.api.checkpoint.CheckpointedFunction;
 import org.apache.flink.streaming.api.functions.ProcessFunction;
 import org.apache.flink.util.Collector;
+import org.apache.flink.util.OutputTag;
 
 /**
  * The fabric's decisions at parallelism 1 (a fabric is one global decision: a move changes the
  * loads every other link's decision sees): {@link FabricRounds} with its memory checkpointed as
  * operator state, each decision encoded and, when published, signed with the redirect keys (the
  * same signed bytes go to redirects.decisions.v1 and redirects.commands.v1, as in the redirect
- * job).
+ * job). Every round's link states go to the side output {@link #LINKS}, as fabric.links.v1 records.
  */
 public final class FabricFunction extends ProcessFunction<FabricInput, EncodedDecision>
     implements CheckpointedFunction {
+  /** Each round's links (fabric.links.v1), encoded and keyed by link id. */
+  public static final OutputTag<KeyedBytes> LINKS =
+      new OutputTag<>("fabric-links", TypeInformation.of(KeyedBytes.class));
+
   private final Fabric fabric;
   private final CheetahConfig.Fabric settings;
   private final RedirectSettings guards;
@@ -90,12 +96,17 @@ public final class FabricFunction extends ProcessFunction<FabricInput, EncodedDe
   @Override
   public void processElement(FabricInput in, Context ctx, Collector<EncodedDecision> out)
       throws IOException {
-    List<FabricRounds.Decision> decisions =
+    List<FabricRounds.Round> closed =
         in.sample() != null
-            ? rounds.sample(in.sample())
-            : rounds.counter(in.linkId(), in.atMs(), in.octets(), in.speedBps(), in.reset());
-    for (FabricRounds.Decision d : decisions) {
-      out.collect(encode(d));
+            ? rounds.onSample(in.sample())
+            : rounds.onCounter(in.linkId(), in.atMs(), in.octets(), in.speedBps(), in.reset());
+    for (FabricRounds.Round r : closed) {
+      for (FabricRounds.Decision d : r.decisions()) {
+        out.collect(encode(d));
+      }
+      for (FabricRounds.LinkRound l : r.links()) {
+        ctx.output(LINKS, FabricLinks.record(fabric.name(), l));
+      }
     }
   }
 

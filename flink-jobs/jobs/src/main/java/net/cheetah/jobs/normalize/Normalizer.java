@@ -157,8 +157,42 @@ public final class Normalizer {
 
   /** Null when the message is a plausible flow, else "reason: detail". */
   static String check(FlowMessage m) {
-    long start = m.getTimeFlowStartNs();
-    long end = m.getTimeFlowEndNs();
+    return check(
+        m.getTimeFlowStartNs(),
+        m.getTimeFlowEndNs(),
+        m.getTimeReceivedNs(),
+        m.getEtype(),
+        m.getSrcAddr().size(),
+        m.getDstAddr().size(),
+        m.getProto(),
+        m.getSrcPort(),
+        m.getDstPort(),
+        m.getPackets(),
+        m.getBytes(),
+        m.getSamplingRate());
+  }
+
+  /**
+   * The checks of {@link #check(FlowMessage)} on the message's fields, for a reader that has them
+   * without a message (`cheetah analyze`'s nfcapd reader): null when they are a plausible flow,
+   * else "reason: detail". One rule for both: the message form calls this.
+   *
+   * @param srcLen bytes of the source address (4 or 16; anything else is refused)
+   * @param dstLen bytes of the destination address
+   */
+  public static String check(
+      long start,
+      long end,
+      long received,
+      int etype,
+      int srcLen,
+      int dstLen,
+      int proto,
+      int srcPort,
+      int dstPort,
+      long packets,
+      long bytes,
+      long samplingRate) {
     if (start == 0 || end == 0) {
       return "missing_times: flow start " + start + " ns, end " + end + " ns (0 = absent)";
     }
@@ -170,32 +204,29 @@ public final class Normalizer {
           + (end - start) / 1_000_000_000
           + " s, more than 7 days";
     }
-    long received = m.getTimeReceivedNs();
     if (received > 0 && start / 1_000_000 > received / 1_000_000 + MAX_FUTURE_MS) {
       return "future_times: flow starts "
           + (start - received) / 1_000_000_000
           + " s after it was received";
     }
-    int etype = m.getEtype();
-    int alen = m.getSrcAddr().size();
-    if (etype == ETYPE_IPV4 ? alen != 4 && alen != 16 : etype == ETYPE_IPV6 ? alen != 16 : true) {
+    if (etype == ETYPE_IPV4
+        ? srcLen != 4 && srcLen != 16
+        : etype == ETYPE_IPV6 ? srcLen != 16 : true) {
       return "unknown_etype: etype 0x"
           + Integer.toHexString(etype)
           + " with "
-          + alen
+          + srcLen
           + "-byte addresses (only IPv4/IPv6 flows are analysed)";
     }
-    if (m.getDstAddr().size() != alen) {
-      return "bad_address: source has " + alen + " bytes but destination " + m.getDstAddr().size();
+    if (dstLen != srcLen) {
+      return "bad_address: source has " + srcLen + " bytes but destination " + dstLen;
     }
-    if (m.getProto() > 255) {
-      return "unknown_protocol: IP protocol " + m.getProto() + " is not in 0..255";
+    if (proto > 255) {
+      return "unknown_protocol: IP protocol " + proto + " is not in 0..255";
     }
-    if (m.getSrcPort() > 65535 || m.getDstPort() > 65535) {
-      return "bad_port: ports " + m.getSrcPort() + " -> " + m.getDstPort() + " exceed 65535";
+    if (srcPort > 65535 || dstPort > 65535) {
+      return "bad_port: ports " + srcPort + " -> " + dstPort + " exceed 65535";
     }
-    long packets = m.getPackets();
-    long bytes = m.getBytes();
     if (packets == 0 || bytes == 0) {
       return "impossible_counts: " + bytes + " bytes in " + packets + " packets (a flow has both)";
     }
@@ -213,7 +244,7 @@ public final class Normalizer {
           + MAX_PACKET
           + ")";
     }
-    long rate = Math.max(1, m.getSamplingRate());
+    long rate = Math.max(1, samplingRate);
     if (Math.multiplyHigh(bytes, rate) != 0 || bytes * rate < 0) {
       return "counter_overflow: "
           + bytes

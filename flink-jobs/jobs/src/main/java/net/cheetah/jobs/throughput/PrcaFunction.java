@@ -4,6 +4,7 @@ import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
 import net.cheetah.analytics.throughput.HostPair;
+import net.cheetah.analytics.throughput.HostSample;
 import net.cheetah.analytics.throughput.Prca;
 import net.cheetah.analytics.throughput.Transfer;
 import net.cheetah.config.CheetahConfig;
@@ -12,20 +13,33 @@ import net.cheetah.schemas.v1.Alert;
 import org.apache.flink.api.common.functions.OpenContext;
 import org.apache.flink.api.common.state.ListState;
 import org.apache.flink.api.common.state.ListStateDescriptor;
+import org.apache.flink.api.common.state.MapStateDescriptor;
+import org.apache.flink.api.common.state.ReadOnlyBroadcastState;
+import org.apache.flink.api.common.typeinfo.TypeInformation;
+import org.apache.flink.api.common.typeinfo.Types;
 import org.apache.flink.metrics.Counter;
-import org.apache.flink.streaming.api.functions.KeyedProcessFunction;
+import org.apache.flink.streaming.api.functions.co.KeyedBroadcastProcessFunction;
 import org.apache.flink.util.Collector;
 
 /**
  * The throughput job's PRCA operator, keyed by peer group (the sites of sender and receiver, {@link
  * #peerGroup}): each transfer waits until event time reaches its end; then, in start order, it
- * joins the group's kept transfers and PRCA runs again over them (no host samples: they have no
- * topic, so a cause is static settings, host or network, never a resource). Published to alerts.v1:
- * the report of the new transfer's cluster when it is slow against the group's reference, and the
- * network reports of the transfers within throughput.peer-window-ms of it (its arrival can make
- * them all slow together). Kept per host pair: its latest throughput.history transfers.
+ * joins the group's kept transfers and PRCA runs again over them and the host samples
+ * (transfers.hosts.v1, broadcast to every group: a host may be in several). Event time is the
+ * lesser of the transfers' and the samples', so the samples taken during a transfer are in before
+ * it is judged. Published to alerts.v1: the report of the new transfer's cluster when it is slow
+ * against the group's reference, and the network reports of the transfers within
+ * throughput.peer-window-ms of it (its arrival can make them all slow together). Kept per host
+ * pair: its latest throughput.history transfers; per host (in every group): its latest
+ * throughput.history samples.
  */
-public final class PrcaFunction extends KeyedProcessFunction<String, Transfer, KeyedBytes> {
+public final class PrcaFunction
+    extends KeyedBroadcastProcessFunction<String, Transfer, HostSample, KeyedBytes> {
+  /** The host samples, by host: broadcast state. */
+  public static final MapStateDescriptor<String, List<HostSample>> SAMPLES =
+      new MapStateDescriptor<>(
+          "host-samples", Types.STRING, Types.LIST(TypeInformation.of(HostSample.class)));
+
   private final CheetahConfig.Throughput cfg;
   private transient Prca prca;
   private transient ListState<Transfer> pending;
@@ -64,7 +78,26 @@ public final class PrcaFunction extends KeyedProcessFunction<String, Transfer, K
   }
 
   @Override
-  public void processElement(Transfer t, Context ctx, Collector<KeyedBytes> out) throws Exception {
+  public void processBroadcastElement(HostSample s, Context ctx, Collector<KeyedBytes> out)
+      throws Exception {
+    List<HostSample> held = ctx.getBroadcastState(SAMPLES).get(s.host());
+    List<HostSample> now = new ArrayList<>(held == null ? List.of() : held);
+    // Shipped again (at least once): a host's sample at one time counts once.
+    if (now.stream().anyMatch(h -> h.ms() == s.ms())) {
+      return;
+    }
+    now.add(s);
+    now.sort(Comparator.comparingLong(HostSample::ms));
+    int keep = cfg.history();
+    ctx.getBroadcastState(SAMPLES)
+        .put(
+            s.host(),
+            now.size() > keep ? List.copyOf(now.subList(now.size() - keep, now.size())) : now);
+  }
+
+  @Override
+  public void processElement(Transfer t, ReadOnlyContext ctx, Collector<KeyedBytes> out)
+      throws Exception {
     // transfers.v1 is at least once: a transfer (hosts and start) counts once.
     for (ListState<Transfer> held : List.of(pending, kept)) {
       for (Transfer h : held.get()) {
@@ -99,7 +132,7 @@ public final class PrcaFunction extends KeyedProcessFunction<String, Transfer, K
     for (Transfer t : ready) {
       all.add(t);
       all = trimmed(all, t.pair(), keep);
-      for (Prca.Report r : prca.analyse(all, List.of())) {
+      for (Prca.Report r : prca.analyse(all, samples(ctx.getBroadcastState(SAMPLES), all))) {
         boolean mine =
             r.scope() == Prca.Scope.CLUSTER
                 ? r.cluster().transfers().contains(t)
@@ -113,6 +146,25 @@ public final class PrcaFunction extends KeyedProcessFunction<String, Transfer, K
       }
     }
     kept.update(all);
+  }
+
+  /** The samples of the hosts of {@code transfers}. */
+  private static List<HostSample> samples(
+      ReadOnlyBroadcastState<String, List<HostSample>> state, List<Transfer> transfers)
+      throws Exception {
+    java.util.Set<String> hosts = new java.util.TreeSet<>();
+    for (Transfer t : transfers) {
+      hosts.add(t.src());
+      hosts.add(t.dst());
+    }
+    List<HostSample> out = new ArrayList<>();
+    for (String h : hosts) {
+      List<HostSample> of = state.get(h);
+      if (of != null) {
+        out.addAll(of);
+      }
+    }
+    return out;
   }
 
   /** {@code all} with only the latest {@code keep} transfers (by start) of {@code pair}. */

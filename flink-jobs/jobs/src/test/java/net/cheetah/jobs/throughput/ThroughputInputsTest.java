@@ -53,4 +53,49 @@ class ThroughputInputsTest {
         .extracting(e -> ((Refused) e).reason())
         .isEqualTo("bad_count");
   }
+
+  @Test
+  void aHostSampleLeavesWhatWasNotSampledNaN() throws Exception {
+    var s =
+        ThroughputInputs.hostSample(
+            net.cheetah.schemas.v1.HostSample.newBuilder()
+                .setHost("10.0.2.1")
+                .setTimeMs(5_000)
+                .setDiskPercent(97.5)
+                .setNicBps(1e10)
+                .build());
+    assertThat(s.host()).isEqualTo("10.0.2.1");
+    assertThat(s.ms()).isEqualTo(5_000);
+    assertThat(s.cpuPercent()).as("not sampled: NaN, never 0").isNaN();
+    assertThat(s.diskPercent()).isEqualTo(97.5);
+    assertThat(s.nicPercent()).isNaN();
+    assertThat(s.nicBps()).isEqualTo(1e10);
+  }
+
+  @Test
+  void impossibleHostSamplesAreRefusedWithTheirReason() {
+    var good = net.cheetah.schemas.v1.HostSample.newBuilder().setHost("dtn1").setTimeMs(1_000);
+    assertThatThrownBy(() -> ThroughputInputs.hostSample(good.clone().setHost(" ").build()))
+        .extracting(e -> ((Refused) e).reason())
+        .isEqualTo("missing_host");
+    assertThatThrownBy(() -> ThroughputInputs.hostSample(good.clone().setHost("a b").build()))
+        .extracting(e -> ((Refused) e).reason())
+        .isEqualTo("bad_host");
+    assertThatThrownBy(() -> ThroughputInputs.hostSample(good.clone().setTimeMs(-1).build()))
+        .extracting(e -> ((Refused) e).reason())
+        .isEqualTo("bad_time");
+    assertThatThrownBy(() -> ThroughputInputs.hostSample(good.clone().setCpuPercent(-3).build()))
+        .extracting(e -> ((Refused) e).reason())
+        .isEqualTo("bad_percent");
+    assertThatThrownBy(
+            () -> ThroughputInputs.hostSample(good.clone().setNicPercent(Double.NaN).build()))
+        .extracting(e -> ((Refused) e).reason())
+        .isEqualTo("bad_percent");
+    assertThatThrownBy(
+            () ->
+                ThroughputInputs.hostSample(
+                    good.clone().setNicBps(Double.POSITIVE_INFINITY).build()))
+        .extracting(e -> ((Refused) e).reason())
+        .isEqualTo("bad_nic_bps");
+  }
 }
