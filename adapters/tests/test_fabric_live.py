@@ -51,6 +51,10 @@ REROUTE_PRIORITY = 40000
 VIA_SPINE2 = "leaf1:3>spine2:1,spine2:2>leaf2:3"
 STACK_SETTINGS = {
     "fabric.policy": "biggest",
+    # flows.v1 is written exactly once, visible at each checkpoint, while the counters' topic is not: with
+    # the default 2 s (and a loaded machine's slower checkpoints) the job's rounds ran ahead of the flow samples
+    # (they wait for the later input 5 s at most), saw part of a second of them, and moved B at 2.7 Mbit/s.
+    "flink.checkpoint-interval-ms": "500",
     # The elephants pause while the burst is counted: their reroute must not be taken off as ended.
     "fabric.flow-idle-ms": "600000",
 }
@@ -256,7 +260,8 @@ def test_a_forced_collision_on_real_ovs_moves_the_biggest_elephant_to_the_other_
             raise AssertionError(f"{e}\nerrors in the stack's log ({stack.log_path}):\n  {stack.problems()}") from None
         c = command.message
         assert (c.device_id, c.src_port, c.dst_port, c.proto, c.path) == (fabric.name, A, DPORT, 6, VIA_SPINE2), c
-        assert c.link_id == "leaf1:2>spine1:1" and c.hmac, c
+        # Either of spine1's two links may be the most loaded (both carry A and B), so name the cause.
+        assert c.link_id in ("leaf1:2>spine1:1", "spine1:2>leaf2:2") and c.hmac, c
         ack = topics.first(ACKS, lambda a: a.command_id == c.command_id, timeout=60, what=f"ack of {c.command_id}")
         assert messages.status_name(ack.message.status) == "APPLIED", ack.message
 
