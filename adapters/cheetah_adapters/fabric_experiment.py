@@ -526,7 +526,8 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--size", type=_size, default=_size("20M"), help="bytes per flow (default 20M, the study's 20 MB)")
     p.add_argument("--fabric", type=Path, help="topology file (default: the k = 4 fat-tree from ./cheetah fabric fat-tree)")
     p.add_argument("--sflow-collector", metavar="HOST:PORT",
-                   help="the stack's sFlow listener, for the efm modes (fabric-up --sflow sends there)")
+                   help="efm modes: where fabric-up --sflow sends (default: a free port of 127.0.0.1 that the"
+                   " stack's collector listens on, netflow.sflow-udp-port)")
     p.add_argument("--stack-set", action="append", default=[], metavar="KEY=VALUE",
                    help="efm modes: a setting for ./cheetah up (repeatable), e.g. its collector's sFlow listener port")
     p.add_argument("--out", type=Path, required=True, help="output directory (results.json, summary.csv, table.md, fct.svg)")
@@ -542,10 +543,13 @@ def main(argv: list[str] | None = None) -> int:
         p.error(f"--modes {args.modes!r}: choose from {', '.join(MODES)}")
     if args.runs < 1:
         p.error("--runs must be at least 1")
-    if any(m != "ecmp" for m in modes) and not args.sflow_collector:
-        p.error("the efm modes need --sflow-collector HOST:PORT (the stack's collector's sFlow listener)")
     if any("=" not in x for x in args.stack_set):
         p.error("--stack-set takes KEY=VALUE")
+    if any(m != "ecmp" for m in modes) and not args.sflow_collector:
+        # The stack's own collector listens for sFlow (netflow.sflow-udp-port) on a free port.
+        port = _free_ports(socket.SOCK_DGRAM)[0]
+        args.sflow_collector = f"127.0.0.1:{port}"
+        args.stack_set = [f"netflow.sflow-udp-port={port}", *args.stack_set]
     if os.geteuid() != 0:
         p.error("needs root (network namespaces, veths, tc)")
     args.out.mkdir(parents=True, exist_ok=True)

@@ -1,7 +1,7 @@
 """`./cheetah up` as a child process on free loopback ports: started, waited for, stopped by PID.
 
 Once Kafka, the jobs, the warehouse and goflow2 are up the stack prints `up: ready. NetFlow/IPFIX
--> udp://... | warehouse URL | Flink URL | Kafka HOST:PORT` on stderr (and the same as a JSON
+-> udp://... | sFlow -> udp://... | warehouse URL | Flink URL | Kafka HOST:PORT` on stderr (and the same as a JSON
 line on stdout). Every stderr line goes to the log file; the ready line is parsed from it.
 SIGTERM makes the stack stop cleanly (savepoints, warehouse catch-up); if it does not exit in
 time, its children (warehouse, goflow2) and then the JVM are killed by PID.
@@ -29,7 +29,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[2]
-READY = re.compile(r"^up: ready\. NetFlow/IPFIX -> udp://127\.0\.0\.1:(\d+) \| warehouse (\S+) \| Flink (\S+) \| Kafka (\S+)")
+READY = re.compile(r"^up: ready\. NetFlow/IPFIX -> udp://127\.0\.0\.1:(\d+) \| sFlow -> udp://127\.0\.0\.1:(\d+) \| "
+                   r"warehouse (\S+) \| Flink (\S+) \| Kafka (\S+)")
 
 
 def free_port(kind: int = socket.SOCK_STREAM) -> int:
@@ -55,6 +56,7 @@ class Stack:
     log_path: Path
     data_dir: Path
     netflow_port: int = 0
+    sflow_port: int = 0
     warehouse_url: str = ""
     flink_url: str = ""
     bootstrap: str = ""
@@ -74,8 +76,8 @@ class Stack:
                 self.last_lines = (self.last_lines + [line.rstrip()])[-20:]
                 found = READY.match(line)
                 if found:
-                    self.netflow_port = int(found.group(1))
-                    self.warehouse_url, self.flink_url, self.bootstrap = found.group(2), found.group(3), found.group(4)
+                    self.netflow_port, self.sflow_port = int(found.group(1)), int(found.group(2))
+                    self.warehouse_url, self.flink_url, self.bootstrap = found.group(3), found.group(4), found.group(5)
                     self.ready_line.set()
 
     def problems(self, limit: int = 5) -> str:
@@ -162,6 +164,7 @@ def start_stack(data_dir: Path, log_path: Path, settings: dict[str, str]) -> Sta
         "kafka.controller-port": socket.SOCK_STREAM,
         "flink.rest-port": socket.SOCK_STREAM,
         "netflow.udp-port": socket.SOCK_DGRAM,
+        "netflow.sflow-udp-port": socket.SOCK_DGRAM,
         "netflow.metrics-port": socket.SOCK_STREAM,
         "warehouse.http-port": socket.SOCK_STREAM,
     }

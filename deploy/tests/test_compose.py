@@ -331,6 +331,10 @@ def test_the_collector_writes_the_manifest_topics(services, manifest):
     assert flag_value(args, "-transport.kafka.topic") == by_id["goflow2"]["name"]
     assert flag_value(args, "-rejected.kafka.topic") == by_id["rejected"]["name"]
     assert flag_value(args, "-format") == "bin", "flows.goflow2.v1 carries goflow2's length-prefixed bin format"
+    # sFlow too (a fabric's switches), its interface counters on the SNMP counters topic.
+    assert "collector" in by_id["snmp_counters"]["producers"]
+    assert {urlsplit(u).scheme for u in flag_value(args, "-listen").split(",")} == {"netflow", "sflow"}
+    assert flag_value(args, "-counters.kafka.topic") == by_id["snmp_counters"]["name"]
 
 
 # --- ClickHouse --------------------------------------------------------------------------------

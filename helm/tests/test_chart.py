@@ -168,11 +168,14 @@ def test_the_collector_keeps_the_exporters_source_address(rendered):
     svc = of_kind(rendered["defaults"], "Service")["cheetah-collector"]["spec"]
     assert svc["externalTrafficPolicy"] == "Local"
     assert svc["type"] in ("LoadBalancer", "NodePort")
-    assert [p["protocol"] for p in svc["ports"]] == ["UDP"]
+    assert [(p["name"], p["protocol"]) for p in svc["ports"]] == [("netflow", "UDP"), ("sflow", "UDP")]
     dep = of_kind(rendered["defaults"], "Deployment")["cheetah-collector"]
     args = dep["spec"]["template"]["spec"]["containers"][0]["args"]
     assert args[args.index("-transport.kafka.topic") + 1] == "flows.goflow2.v1"
     assert args[args.index("-rejected.kafka.topic") + 1] == "flows.rejected.v1"
+    # sFlow (docs/FABRIC.md): flow samples with the flows, interface counters as SNMP counters.
+    assert args[args.index("-listen") + 1] == "netflow://0.0.0.0:2055?workers=1,sflow://0.0.0.0:6343?workers=1"
+    assert args[args.index("-counters.kafka.topic") + 1] == "snmp.counters.v1"
 
 
 def test_no_secret_is_rendered_unless_asked_and_then_every_value_is_required(rendered):

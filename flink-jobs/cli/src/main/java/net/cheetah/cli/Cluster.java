@@ -197,6 +197,7 @@ final class Cluster {
     int restPort = port(freePorts, cfg.flink().restPort(), "flink.rest-port");
     int warehousePort = port(freePorts, cfg.warehouse().httpPort(), "warehouse.http-port");
     int netflowPort = freePorts ? FreePorts.pick() : cfg.netflow().udpPort();
+    int sflowPort = freePorts ? FreePorts.pick() : cfg.netflow().sflowUdpPort();
     int metricsPort = freePorts ? FreePorts.pick() : cfg.netflow().metricsPort();
     Optional<ClusterSecurity> security =
         secure
@@ -319,6 +320,7 @@ final class Cluster {
             Collector.command(
                 tools.require(tools.goflow2(), "the goflow2 collector"),
                 netflowPort,
+                sflowPort,
                 metricsPort,
                 cfg.netflow().receiveBufferBytes(),
                 s.data().bootstrap()));
@@ -338,7 +340,7 @@ final class Cluster {
             "goflow2",
             goflow2,
             goflow2Env,
-            Map.of("netflow-udp", netflowPort, "metrics", metricsPort)));
+            Map.of("netflow-udp", netflowPort, "sflow-udp", sflowPort, "metrics", metricsPort)));
     return s;
   }
 
@@ -820,7 +822,12 @@ final class Cluster {
         "warehouse "
             + s.data().warehouseUrl()
             + ", NetFlow/IPFIX on udp 127.0.0.1:"
-            + s.data().netflowPort());
+            + s.data().netflowPort()
+            + s.process("goflow2")
+                .map(p -> p.ports().getOrDefault("sflow-udp", 0))
+                .filter(p -> p > 0)
+                .map(p -> ", sFlow on udp 127.0.0.1:" + p)
+                .orElse(""));
     out.add("Flink " + s.data().restUrl() + ":");
     try {
       FlinkRest rest = new FlinkRest(s.data().restUrl());

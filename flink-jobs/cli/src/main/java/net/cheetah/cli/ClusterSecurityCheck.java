@@ -13,6 +13,7 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
 import net.cheetah.core.Topics;
+import net.cheetah.jobs.FabricJob;
 import org.apache.kafka.clients.CommonClientConfigs;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
@@ -133,8 +134,13 @@ final class ClusterSecurityCheck {
       Set<String> expected = new TreeSet<>();
       principals.acls().forEach(b -> expected.add(b.toString()));
       check(
-          "only User:cheetah-redirects may write " + Topics.REDIRECTS_COMMANDS + " " + writers,
-          writers.equals(Set.of("User:cheetah-redirects")));
+          "only the command authorities (User:cheetah-redirects, User:"
+              + FabricJob.NAME
+              + ") may write "
+              + Topics.REDIRECTS_COMMANDS
+              + " "
+              + writers,
+          writers.equals(Set.of("User:cheetah-redirects", "User:" + FabricJob.NAME)));
       Set<String> missing = new TreeSet<>(expected);
       missing.removeAll(actual);
       Set<String> extra = new TreeSet<>(actual);

@@ -62,6 +62,11 @@ final class ClusterStack implements RunningStack {
   }
 
   @Override
+  public int sflowPort() {
+    return state.process("goflow2").map(p -> p.ports().getOrDefault("sflow-udp", 0)).orElse(0);
+  }
+
+  @Override
   public String collectorMetricsUrl() {
     int port =
         state

@@ -17,9 +17,10 @@ import net.cheetah.runtime.ProcessComponent;
 /**
  * The goflow2 collector (ingest/goflow2) as a child process (stopped with SIGTERM: it flushes its
  * flows and refused datagrams to Kafka first): NetFlow v5/v9/IPFIX on UDP
- * 127.0.0.1:netflow.udp-port into flows.goflow2.v1, refused datagrams into flows.rejected.v1 (it
- * publishes them itself). Every value it relies on is passed as a flag; ready once it prints its
- * {@code ready} line.
+ * 127.0.0.1:netflow.udp-port and sFlow v5 on UDP 127.0.0.1:netflow.sflow-udp-port into
+ * flows.goflow2.v1, sFlow interface counter samples into snmp.counters.v1 (docs/FABRIC.md, "Through
+ * the collector"), refused datagrams into flows.rejected.v1 (it publishes them itself). Every value
+ * it relies on is passed as a flag; ready once it prints its {@code ready} line.
  */
 final class Collector extends ProcessComponent {
   /** How long goflow2 batches flows before sending them to Kafka. */
@@ -50,10 +51,12 @@ final class Collector extends ProcessComponent {
   private final Consumer<String> say;
   private final AtomicLong rejected = new AtomicLong();
   private int udpPort;
+  private int sflowPort;
   private int metricsPort;
 
   /**
-   * @param freePorts free loopback ports instead of netflow.udp-port and netflow.metrics-port
+   * @param freePorts free loopback ports instead of netflow.udp-port, netflow.sflow-udp-port and
+   *     netflow.metrics-port
    * @param bootstrap the broker to publish to, asked at start
    */
   Collector(
@@ -71,13 +74,21 @@ final class Collector extends ProcessComponent {
     this.say = say;
   }
 
-  /** The collector's command line: every port, topic, address and interval it uses. */
+  /**
+   * The collector's command line: every port, topic, address and interval it uses. The one builder
+   * of both the embedded stack's and the cluster's goflow2 (its security flags come after).
+   */
   static List<String> command(
-      Path program, int udpPort, int metricsPort, long receiveBufferBytes, String bootstrap) {
+      Path program,
+      int udpPort,
+      int sflowPort,
+      int metricsPort,
+      long receiveBufferBytes,
+      String bootstrap) {
     return List.of(
         program.toString(),
         "-listen",
-        "netflow://127.0.0.1:" + udpPort + "?workers=1",
+        listen(udpPort, sflowPort),
         // netflow.receive-buffer-bytes: it says what the kernel granted in its ready line.
         "-rcvbuf",
         Long.toString(receiveBufferBytes),
@@ -104,21 +115,38 @@ final class Collector extends ProcessComponent {
         bootstrap,
         "-rejected.kafka.topic",
         Topics.REJECTED,
+        // sFlow interface counters (a fabric's links: docs/FABRIC.md, "The job"), as the SNMP
+        // poller's records, with the same brokers and security as the flows.
+        "-counters.kafka.brokers",
+        bootstrap,
+        "-counters.kafka.topic",
+        Topics.SNMP_COUNTERS,
         // Refuse datagrams whose length fields lie (length_mismatch) rather than decode them.
         "-strict=true",
         "-loglevel",
         "warn");
   }
 
+  /** goflow2's {@code -listen}: NetFlow/IPFIX and sFlow, each on its loopback UDP port. */
+  static String listen(int udpPort, int sflowPort) {
+    return "netflow://127.0.0.1:"
+        + udpPort
+        + "?workers=1,sflow://127.0.0.1:"
+        + sflowPort
+        + "?workers=1";
+  }
+
   @Override
   public void start() {
     udpPort = freePorts ? FreePorts.pick() : cfg.udpPort();
+    sflowPort = freePorts ? FreePorts.pick() : cfg.sflowUdpPort();
     metricsPort = freePorts ? FreePorts.pick() : cfg.metricsPort();
     List<String> cmd =
         new java.util.ArrayList<>(
             command(
                 tools.require(tools.goflow2(), "the goflow2 collector"),
                 udpPort,
+                sflowPort,
                 metricsPort,
                 cfg.receiveBufferBytes(),
                 bootstrap.get()));
@@ -129,7 +157,12 @@ final class Collector extends ProcessComponent {
     process =
         new ChildProcess(
             ChildProcess.Config.of("goflow2", logs, cmd).withLifeline(), this::onLine, l -> {});
-    say.accept("starting goflow2 (NetFlow v5/v9/IPFIX on udp 127.0.0.1:" + udpPort + ")");
+    say.accept(
+        "starting goflow2 (NetFlow v5/v9/IPFIX on udp 127.0.0.1:"
+            + udpPort
+            + ", sFlow v5 on udp 127.0.0.1:"
+            + sflowPort
+            + ")");
     process.start();
     process.awaitLine(l -> l.contains("\"ready\""), Duration.ofSeconds(30));
     watchExit("goflow2");
@@ -195,6 +228,11 @@ final class Collector extends ProcessComponent {
   /** The UDP port NetFlow/IPFIX goes to, once started. */
   int udpPort() {
     return udpPort;
+  }
+
+  /** The UDP port sFlow goes to, once started. */
+  int sflowPort() {
+    return sflowPort;
   }
 
   /** Datagrams the collector refused since it started. */

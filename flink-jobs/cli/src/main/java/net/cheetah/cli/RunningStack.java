@@ -30,6 +30,9 @@ interface RunningStack {
   /** The UDP port goflow2 listens on for NetFlow/IPFIX. */
   int netflowPort();
 
+  /** The UDP port goflow2 listens on for sFlow v5 (0: none known, a cluster started before it). */
+  int sflowPort();
+
   /** goflow2's Prometheus endpoint (its counters: {@link CollectorMetrics}). */
   String collectorMetricsUrl();
 

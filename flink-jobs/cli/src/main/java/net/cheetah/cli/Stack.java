@@ -160,6 +160,11 @@ final class Stack implements AutoCloseable, RunningStack {
   }
 
   @Override
+  public int sflowPort() {
+    return collector.sflowPort();
+  }
+
+  @Override
   public String collectorMetricsUrl() {
     return collector.metricsUrl();
   }

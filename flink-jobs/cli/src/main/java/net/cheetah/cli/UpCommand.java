@@ -14,7 +14,8 @@ import picocli.CommandLine.Mixin;
     description = {
       "Start the embedded stack and keep it running until Ctrl-C: Kafka, the Flink jobs,",
       "the warehouse (ClickHouse HTTP on 127.0.0.1:warehouse.http-port) and goflow2",
-      "(NetFlow v5/v9/IPFIX on UDP 127.0.0.1:netflow.udp-port). Ctrl-C stops input first,",
+      "(NetFlow v5/v9/IPFIX on UDP 127.0.0.1:netflow.udp-port, sFlow v5 on UDP",
+      "127.0.0.1:netflow.sflow-udp-port). Ctrl-C stops input first,",
       "takes job savepoints and lets the warehouse catch up; the next `up` resumes from them.",
       "If a job fails for good (flink.restart-attempts used up), or the warehouse or goflow2",
       "exits by itself, the stack stops the same way and exits 1. Data: data-dir (default",
@@ -57,14 +58,23 @@ final class UpCommand implements Callable<Integer> {
       throw e;
     }
     System.err.printf(
-        "up: ready. NetFlow/IPFIX -> udp://127.0.0.1:%d | warehouse %s | Flink %s | Kafka %s%n"
+        "up: ready. NetFlow/IPFIX -> udp://127.0.0.1:%d | sFlow -> udp://127.0.0.1:%d |"
+            + " warehouse %s | Flink %s | Kafka %s%n"
             + "up: query with ./cheetah sql \"SELECT count() FROM flows\"; Ctrl-C to stop.%n",
-        stack.netflowPort(), stack.warehouseUrl(), stack.flinkUrl(), stack.bootstrap());
+        stack.netflowPort(),
+        stack.sflowPort(),
+        stack.warehouseUrl(),
+        stack.flinkUrl(),
+        stack.bootstrap());
     // The same, for programs that start the stack: one JSON line on stdout (the house convention).
     System.out.printf(
-        "{\"event\":\"ready\",\"netflow_port\":%d,\"warehouse_url\":\"%s\",\"flink_url\":\"%s\","
-            + "\"bootstrap\":\"%s\"}%n",
-        stack.netflowPort(), stack.warehouseUrl(), stack.flinkUrl(), stack.bootstrap());
+        "{\"event\":\"ready\",\"netflow_port\":%d,\"sflow_port\":%d,\"warehouse_url\":\"%s\","
+            + "\"flink_url\":\"%s\",\"bootstrap\":\"%s\"}%n",
+        stack.netflowPort(),
+        stack.sflowPort(),
+        stack.warehouseUrl(),
+        stack.flinkUrl(),
+        stack.bootstrap());
     System.out.flush();
     CompletableFuture<String> failure = stack.failure();
     CompletableFuture.anyOf(stopped, failure).join();

@@ -202,6 +202,7 @@ class CrashRecoveryTest {
     sets.put("kafka.controller-port", Integer.toString(FreePorts.pick()));
     sets.put("flink.rest-port", Integer.toString(FreePorts.pick()));
     sets.put("netflow.udp-port", Integer.toString(EndToEnd.freeUdpPort()));
+    sets.put("netflow.sflow-udp-port", Integer.toString(EndToEnd.freeUdpPort()));
     sets.put("netflow.metrics-port", Integer.toString(FreePorts.pick()));
     sets.put("warehouse.http-port", Integer.toString(FreePorts.pick()));
     sets.put("data-dir", dir.resolve("data").toString());

@@ -6,6 +6,7 @@ import java.nio.file.Path;
 import java.util.List;
 import java.util.Set;
 import java.util.TreeSet;
+import net.cheetah.jobs.FabricJob;
 import net.cheetah.jobs.StreamJob;
 import org.apache.kafka.common.acl.AclBinding;
 import org.apache.kafka.common.acl.AclOperation;
@@ -109,9 +110,38 @@ class KafkaPrincipalsTest {
   }
 
   @Test
-  void onlyTheRedirectAuthorityWritesCommandsAndNoDashboardsPrincipalExists() throws Exception {
+  void theFabricJobReadsSflowFlowsAndCountersAndWritesRerouteCommandsAndTheirAudit()
+      throws Exception {
     KafkaPrincipals p = KafkaPrincipals.read(ROOT);
-    assertThat(writers(p, "redirects.commands.v1")).containsExactly("User:cheetah-redirects");
+    // Its own principal (docs/FABRIC.md, "The job"): it reads what the redirect authority does
+    // not (flows, link counters) and nothing the adapters or the guard command need; it also
+    // writes the link states of its rounds.
+    assertThat(FabricJob.NAME).isEqualTo("cheetah-fabric");
+    assertThat(grants(p, FabricJob.NAME))
+        .containsExactlyInAnyOrder(
+            "TOPIC LITERAL flows.v1 READ",
+            "TOPIC LITERAL flows.v1 DESCRIBE",
+            "TOPIC LITERAL snmp.counters.v1 READ",
+            "TOPIC LITERAL snmp.counters.v1 DESCRIBE",
+            "TOPIC LITERAL flows.rejected.v1 WRITE",
+            "TOPIC LITERAL flows.rejected.v1 DESCRIBE",
+            "TOPIC LITERAL redirects.commands.v1 WRITE",
+            "TOPIC LITERAL redirects.commands.v1 DESCRIBE",
+            "TOPIC LITERAL redirects.decisions.v1 WRITE",
+            "TOPIC LITERAL redirects.decisions.v1 DESCRIBE",
+            "TOPIC LITERAL fabric.links.v1 WRITE",
+            "TOPIC LITERAL fabric.links.v1 DESCRIBE",
+            "GROUP PREFIXED cheetah-fabric READ",
+            "TRANSACTIONAL_ID PREFIXED cheetah-fabric WRITE",
+            "TRANSACTIONAL_ID PREFIXED cheetah-fabric DESCRIBE");
+  }
+
+  @Test
+  void onlyTheCommandAuthoritiesWriteCommandsAndNoDashboardsPrincipalExists() throws Exception {
+    KafkaPrincipals p = KafkaPrincipals.read(ROOT);
+    // The redirect job (and ./cheetah guard as it) and the fabric job; never an adapter.
+    assertThat(writers(p, "redirects.commands.v1"))
+        .containsExactlyInAnyOrder("User:cheetah-redirects", "User:" + FabricJob.NAME);
     assertThat(p.names()).noneMatch(n -> n.contains("dashboard") || n.contains("superset"));
     assertThat(p.names())
         .as("the CLI's and the brokers' super users are not component principals")
@@ -123,6 +153,8 @@ class KafkaPrincipalsTest {
     List<String> names = KafkaPrincipals.read(ROOT).names();
     // A job connects as its name (JobSettings#kafka): one without a user would be refused.
     StreamJob.stack().forEach(j -> assertThat(names).contains(j.name()));
+    // The fabric job joins the stack only with a topology configured.
+    assertThat(names).contains(FabricJob.NAME);
     assertThat(names)
         .contains(
             Warehouse.PRINCIPAL,

@@ -106,6 +106,7 @@ class UpCommandTest {
             "kafka.controller-port", Integer.toString(FreePorts.pick()),
             "flink.rest-port", Integer.toString(FreePorts.pick()),
             "netflow.udp-port", Integer.toString(EndToEnd.freeUdpPort()),
+            "netflow.sflow-udp-port", Integer.toString(EndToEnd.freeUdpPort()),
             "netflow.metrics-port", Integer.toString(FreePorts.pick()),
             "warehouse.http-port", Integer.toString(FreePorts.pick()),
             "data-dir", dir.resolve("data").toString());

@@ -403,9 +403,16 @@ public record CheetahConfig(
   }
 
   /** The NetFlow/IPFIX listener (goflow2), its UDP receive buffer and its metrics endpoint. */
-  public record Netflow(int udpPort, int metricsPort, long receiveBufferBytes) {
+  public record Netflow(int udpPort, int sflowUdpPort, int metricsPort, long receiveBufferBytes) {
     public static final Key<Integer> UDP_PORT =
         Key.port("netflow.udp-port", "12055", "goflow2's NetFlow/IPFIX listener (UDP)");
+    public static final Key<Integer> SFLOW_UDP_PORT =
+        Key.port(
+            "netflow.sflow-udp-port",
+            "16343",
+            "goflow2's sFlow v5 listener (UDP; sFlow's own port 6343 + 10000, as NetFlow's):"
+                + " flow samples become flows, interface counters go to snmp.counters.v1 (the"
+                + " fabric job's inputs)");
     public static final Key<Integer> METRICS_PORT =
         Key.port("netflow.metrics-port", "18090", "goflow2's metrics endpoint");
     public static final Key<Long> RECEIVE_BUFFER_BYTES =
@@ -417,16 +424,19 @@ public record CheetahConfig(
                     + " doubles it; 0 keeps the kernel's default. A full buffer drops datagrams:"
                     + " goflow2's metric cheetah_goflow2_socket_drops_total counts them")
             .check(v -> v >= 0 && v <= Integer.MAX_VALUE, "0..2147483647");
-    public static final List<Key<?>> KEYS = List.of(UDP_PORT, METRICS_PORT, RECEIVE_BUFFER_BYTES);
+    public static final List<Key<?>> KEYS =
+        List.of(UDP_PORT, SFLOW_UDP_PORT, METRICS_PORT, RECEIVE_BUFFER_BYTES);
 
     public Netflow {
       UDP_PORT.require(udpPort);
+      SFLOW_UDP_PORT.require(sflowUdpPort);
       METRICS_PORT.require(metricsPort);
       RECEIVE_BUFFER_BYTES.require(receiveBufferBytes);
     }
 
     static Netflow from(Values v) {
-      return new Netflow(v.get(UDP_PORT), v.get(METRICS_PORT), v.get(RECEIVE_BUFFER_BYTES));
+      return new Netflow(
+          v.get(UDP_PORT), v.get(SFLOW_UDP_PORT), v.get(METRICS_PORT), v.get(RECEIVE_BUFFER_BYTES));
     }
   }
 

@@ -99,7 +99,7 @@ class ConfigKeysTest {
   void recordsCheckTheirKeysRulesWhenBuiltDirectly() {
     assertThatThrownBy(() -> new CheetahConfig.Detection(0, 60_000, 30_000, 10_000, 0, 0, 0, 0, 0))
         .hasMessage("detection.h-bytes must be > 0, got 0");
-    assertThatThrownBy(() -> new CheetahConfig.Netflow(70_000, 0, 0))
+    assertThatThrownBy(() -> new CheetahConfig.Netflow(70_000, 16343, 0, 0))
         .hasMessage("netflow.udp-port must be a port in 0..65535, got 70000");
   }
 

@@ -119,6 +119,10 @@ public final class FabricRounds {
     private final Map<FabricFlow, Long> lastSeenMs = new HashMap<>();
     private final Map<FabricFlow, Active> active = new TreeMap<>();
     private final List<Moved> moved = new ArrayList<>();
+    // redirects.max-new-rules-per-minute: a token bucket of that size for the fabric (one device),
+    // refilled continuously over a minute of event time; NaN until the first reroute (full).
+    private double tokens = Double.NaN;
+    private long tokensAtMs;
     private long late;
     private long rounds;
 
@@ -362,7 +366,7 @@ public final class FabricRounds {
 
   private void decide(Reroute r, long endMs, List<Decision> out) {
     RedirectCommand add = RerouteCommands.add(r, device, endMs, guards.ruleTtlMs());
-    String refusal = refusal(r);
+    String refusal = refusal(r, endMs);
     if (!refusal.isEmpty()) {
       out.add(new Decision(add.toBuilder().setRefusal(refusal).build(), false));
       return;
@@ -382,8 +386,11 @@ public final class FabricRounds {
     out.add(publish(add));
   }
 
-  /** The guardrails of docs/ARCHITECTURE.md, "Redirect commands", that apply to a reroute. */
-  private String refusal(Reroute r) {
+  /**
+   * The guardrails of docs/ARCHITECTURE.md, "Redirect commands", that apply to a reroute, in their
+   * order: protected prefixes, K rules in force, the new-rule rate (a token taken when it passes).
+   */
+  private String refusal(Reroute r, long nowMs) {
     Prefix src = Prefix.host(r.flow().src());
     Prefix dst = Prefix.host(r.flow().dst());
     for (Prefix p : guards.protectedPrefixes()) {
@@ -398,7 +405,32 @@ public final class FabricRounds {
           + guards.maxRulesPerDevice()
           + " active rules (redirects.max-rules-per-device)";
     }
+    if (!takeToken(nowMs)) {
+      return "rate limit of "
+          + guards.maxNewRulesPerMinute()
+          + " new rules per minute (redirects.max-new-rules-per-minute)";
+    }
     return "";
+  }
+
+  /**
+   * A token of the new-rule bucket, if one is left at {@code nowMs} (event time). The bucket is
+   * kept as of the last token taken (a refusal leaves it as it is: the refill is linear), so the
+   * refill is one product, exact at whole minutes.
+   */
+  private boolean takeToken(long nowMs) {
+    double capacity = guards.maxNewRulesPerMinute();
+    double tokens =
+        Double.isNaN(m.tokens)
+            ? capacity
+            : Math.min(
+                capacity, m.tokens + Math.max(0, nowMs - m.tokensAtMs) * capacity / 60_000.0);
+    if (tokens < 1) {
+      return false;
+    }
+    m.tokens = tokens - 1;
+    m.tokensAtMs = nowMs;
+    return true;
   }
 
   private Decision publish(RedirectCommand c) {

@@ -180,6 +180,67 @@ class FabricRoundsTest {
     assertThat(d.rounds.memory().active()).isZero();
   }
 
+  /**
+   * With no hold, A (moved to spine2 at 1 s) is moved back as soon as spine2 is the congested one
+   * and spine1 has room (2 + 4.5 = 6.5 Mb/s <= 7). That is a second new rule within the minute: the
+   * default rate (30 per minute) lets it through, a rate of 1 per minute refuses it, every round,
+   * until the bucket has refilled a minute after the first (event time).
+   */
+  @Test
+  void theNewRuleRateLimitRefusesASecondRerouteWithinAMinute() {
+    for (String limit : new String[] {"30", "1"}) {
+      Driver d =
+          new Driver(
+              "fabric.hold-ms=0",
+              "fabric.return-hold-ms=0",
+              "redirects.max-new-rules-per-minute=" + limit);
+      for (int s = 0; s <= 2; s++) {
+        d.second(s, 8e6, 0.5e6, A, 1, 4.5e6, B, 1, 3.5e6);
+      }
+      assertThat(d.out).as("limit %s", limit).hasSize(1);
+      assertThat(d.out.get(0).published()).isTrue();
+      d.out.clear();
+      for (int s = 3; s <= 10; s++) {
+        d.second(s, 2e6, 8e6, A, 2, 4.5e6, B, 1, 2e6);
+      }
+      if (limit.equals("30")) {
+        // Moved back: the REMOVE of the first reroute, then the reroute back through spine1.
+        assertThat(d.out).hasSizeGreaterThanOrEqualTo(2);
+        assertThat(d.out.get(0).command().getAction())
+            .isEqualTo(RedirectAction.REDIRECT_ACTION_REMOVE);
+        assertThat(d.out.get(1).command().getAction())
+            .isEqualTo(RedirectAction.REDIRECT_ACTION_REROUTE);
+        assertThat(d.out.get(1).command().getPath()).isEqualTo(UP1 + "," + DOWN1);
+        assertThat(d.out.get(1).published()).isTrue();
+      } else {
+        // Refused each round, recorded not published; the first reroute stays in force.
+        assertThat(d.out).isNotEmpty();
+        assertThat(d.out)
+            .allSatisfy(
+                x -> {
+                  assertThat(x.published()).isFalse();
+                  assertThat(x.command().getAction())
+                      .isEqualTo(RedirectAction.REDIRECT_ACTION_REROUTE);
+                  assertThat(x.command().getRefusal())
+                      .isEqualTo(
+                          "rate limit of 1 new rules per minute"
+                              + " (redirects.max-new-rules-per-minute)");
+                });
+        assertThat(d.rounds.memory().active()).isEqualTo(1);
+        // The token taken at 1 s is back a minute later: the round ending at 61 s moves A.
+        d.out.clear();
+        for (int s = 11; s <= 62; s++) {
+          d.second(s, 2e6, 8e6, A, 2, 4.5e6, B, 1, 2e6);
+        }
+        List<FabricRounds.Decision> published =
+            d.out.stream().filter(FabricRounds.Decision::published).toList();
+        assertThat(published).hasSize(2);
+        assertThat(published.get(1).command().getIssuedMs()).isEqualTo(61_000);
+        assertThat(published.get(1).command().getPath()).isEqualTo(UP1 + "," + DOWN1);
+      }
+    }
+  }
+
   @Test
   void aDryRunRecordsTheRerouteWithoutPublishingIt() {
     Driver d = new Driver("redirects.dry-run=true");
