@@ -13,6 +13,7 @@ import net.cheetah.core.flow.Flow;
 import net.cheetah.core.flow.FlowKey;
 import net.cheetah.jobs.cheetah.CheetahFunction;
 import net.cheetah.jobs.cheetah.FlowKeySerializer;
+import net.cheetah.jobs.cheetah.LegacyCheetahFunction;
 import org.apache.flink.api.common.typeinfo.TypeInformation;
 import org.apache.flink.runtime.checkpoint.OperatorSubtaskState;
 import org.apache.flink.runtime.state.storage.FileSystemCheckpointStorage;

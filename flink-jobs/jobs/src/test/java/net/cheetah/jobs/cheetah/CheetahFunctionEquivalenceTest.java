@@ -7,29 +7,21 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Random;
-import net.cheetah.analytics.CheetahDetector;
 import net.cheetah.config.CheetahConfig.Detection;
 import net.cheetah.core.flow.Address;
 import net.cheetah.core.flow.CheetahEvent;
 import net.cheetah.core.flow.Flow;
 import net.cheetah.core.flow.FlowKey;
-import net.cheetah.core.flow.StitchedFlow;
-import org.apache.flink.api.common.functions.OpenContext;
-import org.apache.flink.api.common.state.ListState;
-import org.apache.flink.api.common.state.ListStateDescriptor;
-import org.apache.flink.api.common.state.ValueState;
-import org.apache.flink.api.common.state.ValueStateDescriptor;
 import org.apache.flink.api.common.typeinfo.TypeInformation;
 import org.apache.flink.runtime.checkpoint.OperatorSubtaskState;
 import org.apache.flink.streaming.api.functions.KeyedProcessFunction;
 import org.apache.flink.streaming.api.operators.KeyedProcessOperator;
 import org.apache.flink.streaming.runtime.streamrecord.StreamRecord;
 import org.apache.flink.streaming.util.KeyedOneInputStreamOperatorTestHarness;
-import org.apache.flink.util.Collector;
 import org.junit.jupiter.api.Test;
 
 /**
- * The packed operator against the operator it replaced (kept below as {@link Former}: a
+ * The packed operator against the operator it replaced ({@link LegacyCheetahFunction}: a
  * StitchedFlow and a list of pending records in state, one timer per record), on seeded random
  * inputs: records of a few keys around H, slow and fast, out of order, some late, watermarks
  * between them, and checkpoints restored mid-stream (the packed one only). Every key must get the
@@ -123,7 +115,7 @@ class CheetahFunctionEquivalenceTest {
     var h =
         packed
             ? open(new CheetahFunction(D), FlowKeySerializer.TYPE, null)
-            : open(new Former(D), TypeInformation.of(FlowKey.class), null);
+            : open(new LegacyCheetahFunction(D), TypeInformation.of(FlowKey.class), null);
     int seen = 0;
     long checkpoint = 0;
     for (int i = 0; i < steps.size(); i++) {
@@ -167,57 +159,5 @@ class CheetahFunctionEquivalenceTest {
       }
     }
     assertThat(withEvents).as("scenarios with cheetahs").isGreaterThan(50);
-  }
-
-  /** The cheetah operator before its state was packed (f457372), verbatim but for its name. */
-  static final class Former extends KeyedProcessFunction<FlowKey, Flow, CheetahEvent> {
-    private final Detection detection;
-    private transient CheetahDetector detector;
-    private transient ValueState<StitchedFlow> flow;
-    private transient ListState<Flow> pending;
-
-    Former(Detection detection) {
-      this.detection = detection;
-    }
-
-    @Override
-    public void open(OpenContext ctx) {
-      detector = new CheetahDetector(detection);
-      flow = getRuntimeContext().getState(new ValueStateDescriptor<>("flow", StitchedFlow.class));
-      pending = getRuntimeContext().getListState(new ListStateDescriptor<>("pending", Flow.class));
-    }
-
-    @Override
-    public void processElement(Flow r, Context ctx, Collector<CheetahEvent> out) throws Exception {
-      pending.add(r);
-      ctx.timerService().registerEventTimeTimer(r.endMs());
-    }
-
-    @Override
-    public void onTimer(long t, OnTimerContext ctx, Collector<CheetahEvent> out) throws Exception {
-      long now = Math.max(t, ctx.timerService().currentWatermark());
-      List<Flow> ready = new ArrayList<>();
-      List<Flow> later = new ArrayList<>();
-      for (Flow r : pending.get()) {
-        (r.endMs() <= now ? ready : later).add(r);
-      }
-      StitchedFlow f = flow.value();
-      if (!ready.isEmpty()) {
-        ready.sort(CheetahDetector.FEED_ORDER);
-        pending.update(later);
-        for (Flow r : ready) {
-          f = detector.onRecord(f, r, out::collect);
-        }
-      }
-      if (f != null && now >= detector.closeTime(f)) {
-        detector.onEnd(f, detector.closeTime(f), out::collect);
-        flow.clear();
-        return;
-      }
-      if (f != null) {
-        flow.update(f);
-        ctx.timerService().registerEventTimeTimer(detector.closeTime(f));
-      }
-    }
   }
 }

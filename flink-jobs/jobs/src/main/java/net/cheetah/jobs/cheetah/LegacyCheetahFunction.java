@@ -1,4 +1,4 @@
-package net.cheetah.bench;
+package net.cheetah.jobs.cheetah;
 
 import java.util.ArrayList;
 import java.util.List;
@@ -18,9 +18,10 @@ import org.apache.flink.streaming.api.functions.KeyedProcessFunction;
 import org.apache.flink.util.Collector;
 
 /**
- * The cheetah operator as it was before its state was packed (commit f457372), kept only so that
- * {@link StateSizeBenchmark} measures the state of both in one run: a StitchedFlow POJO, a
- * ListState of pending Flow records and one event-time timer per record. Not used by any job.
+ * The cheetah operator as it was before its state was packed (commit f457372): a StitchedFlow POJO,
+ * a ListState of pending Flow records and one event-time timer per record. Not used by any job:
+ * kept as the reference {@link CheetahFunction} must equal (CheetahFunctionEquivalenceTest) and
+ * whose state the state benchmark (flink-jobs/bench, StateSizeBenchmark) measures beside it.
  *
  * <p>Thin Flink shell around {@link CheetahDetector}. Records of a key are held until event time
  * reaches their end and then fed in start order, so the streaming result does not depend on arrival
