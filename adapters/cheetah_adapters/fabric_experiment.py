@@ -40,6 +40,7 @@ from typing import Callable, Sequence
 
 from cheetah_adapters.fabric import Fabric, FabricError, load
 from cheetah_adapters.incast.report import ci95
+from cheetah_adapters.ports import free_ports
 
 ROOT = Path(__file__).resolve().parents[2]
 MODES = ("ecmp", "efm-biggest", "efm-smallest")
@@ -420,17 +421,6 @@ def run_once(fab: Fabricated, test: Test, variation: int, mode: str, seed: int, 
 
 # --- the live stack for the EFM modes ---------------------------------------------------------------
 
-def _free_ports(*kinds: int) -> list[int]:
-    held = [socket.socket(socket.AF_INET, k) for k in kinds]
-    try:
-        for s in held:
-            s.bind(("127.0.0.1", 0))
-        return [int(s.getsockname()[1]) for s in held]
-    finally:
-        for s in held:
-            s.close()
-
-
 @dataclass
 class Live:
     stack: subprocess.Popen[str]
@@ -456,7 +446,7 @@ def start_live(fab: Fabricated, fabric_file: Path, policy: str, work: Path, log:
     kinds = {"kafka.port": socket.SOCK_STREAM, "kafka.controller-port": socket.SOCK_STREAM, "flink.rest-port": socket.SOCK_STREAM,
              "netflow.udp-port": socket.SOCK_DGRAM, "netflow.metrics-port": socket.SOCK_STREAM,
              "warehouse.http-port": socket.SOCK_STREAM}
-    sets = {**{k: str(v) for k, v in zip(kinds, _free_ports(*kinds.values()))}, "data-dir": str(work / "data"),
+    sets = {**{k: str(v) for k, v in zip(kinds, free_ports(*kinds.values()))}, "data-dir": str(work / "data"),
             "fabric.topology-file": str(fabric_file), "fabric.sflow-map-file": str(fab.run_dir / "sflow-map.json"),
             "fabric.policy": policy}
     for setting in extra:  # --stack-set KEY=VALUE
@@ -550,7 +540,7 @@ def main(argv: list[str] | None = None) -> int:
         p.error("--stack-set takes KEY=VALUE")
     if any(m != "ecmp" for m in modes) and not args.sflow_collector:
         # The stack's own collector listens for sFlow (netflow.sflow-udp-port) on a free port.
-        port = _free_ports(socket.SOCK_DGRAM)[0]
+        port = free_ports(socket.SOCK_DGRAM)[0]
         args.sflow_collector = f"127.0.0.1:{port}"
         args.stack_set = [f"netflow.sflow-udp-port={port}", *args.stack_set]
     if os.geteuid() != 0:

@@ -28,6 +28,8 @@ import urllib.request
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from cheetah_adapters.ports import free_ports
+
 REPO = Path(__file__).resolve().parents[2]
 READY = re.compile(r"^up: ready\. NetFlow/IPFIX -> udp://127\.0\.0\.1:(\d+) \| sFlow -> udp://127\.0\.0\.1:(\d+) \| "
                    r"warehouse (\S+) \| Flink (\S+) \| Kafka (\S+)")
@@ -35,19 +37,6 @@ READY = re.compile(r"^up: ready\. NetFlow/IPFIX -> udp://127\.0\.0\.1:(\d+) \| s
 
 def free_port(kind: int = socket.SOCK_STREAM) -> int:
     return free_ports(kind)[0]
-
-
-def free_ports(*kinds: int) -> list[int]:
-    """One free loopback port per socket kind, all distinct: every socket stays bound until all
-    are chosen, since the OS may offer a port it has just offered again."""
-    held = [socket.socket(socket.AF_INET, kind) for kind in kinds]
-    try:
-        for s in held:
-            s.bind(("127.0.0.1", 0))
-        return [int(s.getsockname()[1]) for s in held]
-    finally:
-        for s in held:
-            s.close()
 
 
 @dataclass
