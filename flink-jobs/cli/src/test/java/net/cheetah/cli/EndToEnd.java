@@ -20,6 +20,8 @@ import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import net.cheetah.config.CheetahConfig;
+import net.cheetah.jobs.JobSettings;
+import net.cheetah.jobs.StreamJob;
 import net.cheetah.runtime.ChildProcess;
 import net.cheetah.runtime.Wait;
 import org.apache.flink.api.common.JobStatus;
@@ -27,9 +29,16 @@ import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.apache.kafka.clients.admin.ListOffsetsOptions;
 import org.apache.kafka.clients.admin.OffsetSpec;
+import org.apache.kafka.clients.consumer.ConsumerConfig;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.clients.consumer.OffsetAndMetadata;
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.common.IsolationLevel;
 import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.serialization.ByteArrayDeserializer;
+import org.apache.kafka.common.serialization.ByteArraySerializer;
 
 /**
  * What the end-to-end tests run on: the tools `./cheetah setup` installs, the workload generator,
@@ -417,6 +426,60 @@ final class EndToEnd {
                 h.info().commandLine().orElse("").contains(part)
                     || h.info().command().orElse("").contains(part))
         .toList();
+  }
+
+  /** A plain producer of bytes to {@code bootstrap}, every send acknowledged by all replicas. */
+  static KafkaProducer<byte[], byte[]> producer(String bootstrap) {
+    Properties p = new Properties();
+    p.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
+    p.put(ProducerConfig.ACKS_CONFIG, "all");
+    return new KafkaProducer<>(p, new ByteArraySerializer(), new ByteArraySerializer());
+  }
+
+  /** Every committed record of {@code topic} so far (read_committed, up to the end offsets). */
+  static List<ConsumerRecord<byte[], byte[]>> readCommitted(String bootstrap, String topic) {
+    Properties p = new Properties();
+    p.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
+    p.put(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed");
+    p.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, "false");
+    List<ConsumerRecord<byte[], byte[]>> out = new ArrayList<>();
+    try (KafkaConsumer<byte[], byte[]> c =
+        new KafkaConsumer<>(p, new ByteArrayDeserializer(), new ByteArrayDeserializer())) {
+      List<TopicPartition> parts =
+          c.partitionsFor(topic).stream()
+              .map(i -> new TopicPartition(topic, i.partition()))
+              .toList();
+      c.assign(parts);
+      c.seekToBeginning(parts);
+      Map<TopicPartition, Long> end = c.endOffsets(parts);
+      long deadline = System.currentTimeMillis() + 10_000;
+      while (System.currentTimeMillis() < deadline
+          && parts.stream().anyMatch(tp -> c.position(tp) < end.get(tp))) {
+        c.poll(Duration.ofMillis(200)).forEach(out::add);
+      }
+    }
+    return out;
+  }
+
+  /** One streaming job on a MiniCluster of its own (FlinkJobs), started. */
+  static FlinkJobs startJob(
+      StreamJob job,
+      CheetahConfig cfg,
+      Path data,
+      String bootstrap,
+      java.util.function.Consumer<String> say)
+      throws Exception {
+    FlinkJobs jobs =
+        new FlinkJobs(
+            cfg,
+            data,
+            true,
+            say,
+            List.of(
+                new FlinkJobs.Job(
+                    job.name(), env -> job.addTo(env, new JobSettings(bootstrap, cfg, data)))));
+    jobs.start();
+    return jobs;
   }
 
   /** Prints a progress line of a test (surefire keeps it in the report). */

@@ -31,10 +31,8 @@ import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.clients.producer.KafkaProducer;
-import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.serialization.ByteArrayDeserializer;
-import org.apache.kafka.common.serialization.ByteArraySerializer;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.CleanupMode;
@@ -88,7 +86,7 @@ class LinkStatsEndToEndTest {
       }
     }
     try (Stack stack = started(tools, settings)) {
-      try (KafkaProducer<byte[], byte[]> producer = producer(stack.bootstrap())) {
+      try (KafkaProducer<byte[], byte[]> producer = EndToEnd.producer(stack.bootstrap())) {
         // esnet-b is a 10 Gb/s interface by SNMP; esnet-a keeps the default C (1 Gb/s).
         SnmpCounters speed =
             SnmpCounters.newBuilder()
@@ -217,7 +215,7 @@ class LinkStatsEndToEndTest {
               .build());
     }
     try (Stack stack = started(tools, settings)) {
-      try (KafkaProducer<byte[], byte[]> producer = producer(stack.bootstrap())) {
+      try (KafkaProducer<byte[], byte[]> producer = EndToEnd.producer(stack.bootstrap())) {
         for (LinkBin b : bins) {
           producer.send(new ProducerRecord<>(Topics.PROBE_BINS, key("esnet-t"), b.toByteArray()));
         }
@@ -399,14 +397,6 @@ class LinkStatsEndToEndTest {
       throw e;
     }
     return stack;
-  }
-
-  /** A producer that waits for every replica, as the probe and the poller do. */
-  private static KafkaProducer<byte[], byte[]> producer(String bootstrap) {
-    Properties p = new Properties();
-    p.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
-    p.put(ProducerConfig.ACKS_CONFIG, "all");
-    return new KafkaProducer<>(p, new ByteArraySerializer(), new ByteArraySerializer());
   }
 
   /**

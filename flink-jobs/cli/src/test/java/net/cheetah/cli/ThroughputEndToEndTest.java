@@ -13,12 +13,10 @@ import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import java.util.Properties;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Predicate;
 import net.cheetah.config.CheetahConfig;
 import net.cheetah.core.Topics;
-import net.cheetah.jobs.JobSettings;
 import net.cheetah.jobs.ThroughputJob;
 import net.cheetah.runtime.Wait;
 import net.cheetah.schemas.v1.Alert;
@@ -26,15 +24,9 @@ import net.cheetah.schemas.v1.FlowRecord;
 import net.cheetah.schemas.v1.FlowSource;
 import net.cheetah.schemas.v1.Throughput;
 import net.cheetah.schemas.v1.Transfer;
-import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
-import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.clients.producer.KafkaProducer;
-import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
-import org.apache.kafka.common.TopicPartition;
-import org.apache.kafka.common.serialization.ByteArrayDeserializer;
-import org.apache.kafka.common.serialization.ByteArraySerializer;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -116,18 +108,20 @@ class ThroughputEndToEndTest {
     Path data = dir.resolve("data");
     Broker broker = new Broker(cfg.kafka(), data, true, this::say);
     broker.start();
-    try (KafkaProducer<byte[], byte[]> producer = producer(broker.bootstrap())) {
+    try (KafkaProducer<byte[], byte[]> producer = EndToEnd.producer(broker.bootstrap())) {
       // The first half, then the job's cluster closes once some of it is committed (no savepoint:
       // the next run resumes from the newest retained checkpoint).
-      try (FlinkJobs jobs = jobs(cfg, data, broker.bootstrap())) {
+      try (FlinkJobs jobs =
+          EndToEnd.startJob(new ThroughputJob(), cfg, data, broker.bootstrap(), this::say)) {
         sendSlots(producer, t0, 0, 4);
         Wait.until(
             "some throughput rows committed before the crash",
             Duration.ofMinutes(1),
             Duration.ofMillis(100),
-            () -> read(broker.bootstrap(), Topics.THROUGHPUT).size() >= 3);
+            () -> EndToEnd.readCommitted(broker.bootstrap(), Topics.THROUGHPUT).size() >= 3);
       }
-      try (FlinkJobs jobs = jobs(cfg, data, broker.bootstrap())) {
+      try (FlinkJobs jobs =
+          EndToEnd.startJob(new ThroughputJob(), cfg, data, broker.bootstrap(), this::say)) {
         assertThat(said).anyMatch(s -> s.startsWith("resuming " + ThroughputJob.NAME + " from"));
         sendSlots(producer, t0, 4, 8);
         long s7 = t0 + 7 * SLOT;
@@ -384,56 +378,9 @@ class ThroughputEndToEndTest {
     return x;
   }
 
-  private FlinkJobs jobs(CheetahConfig cfg, Path data, String bootstrap) throws Exception {
-    ThroughputJob job = new ThroughputJob();
-    FlinkJobs jobs =
-        new FlinkJobs(
-            cfg,
-            data,
-            true,
-            this::say,
-            List.of(
-                new FlinkJobs.Job(
-                    job.name(), env -> job.addTo(env, new JobSettings(bootstrap, cfg, data)))));
-    jobs.start();
-    return jobs;
-  }
-
   private void say(String s) {
     said.add(s);
     EndToEnd.say(TEST, s);
-  }
-
-  private static KafkaProducer<byte[], byte[]> producer(String bootstrap) {
-    Properties p = new Properties();
-    p.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
-    p.put(ProducerConfig.ACKS_CONFIG, "all");
-    return new KafkaProducer<>(p, new ByteArraySerializer(), new ByteArraySerializer());
-  }
-
-  /** Every committed record of a topic so far. */
-  private static List<ConsumerRecord<byte[], byte[]>> read(String bootstrap, String topic) {
-    Properties p = new Properties();
-    p.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
-    p.put(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed");
-    p.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, "false");
-    List<ConsumerRecord<byte[], byte[]>> out = new ArrayList<>();
-    try (KafkaConsumer<byte[], byte[]> c =
-        new KafkaConsumer<>(p, new ByteArrayDeserializer(), new ByteArrayDeserializer())) {
-      List<TopicPartition> parts =
-          c.partitionsFor(topic).stream()
-              .map(i -> new TopicPartition(topic, i.partition()))
-              .toList();
-      c.assign(parts);
-      c.seekToBeginning(parts);
-      Map<TopicPartition, Long> end = c.endOffsets(parts);
-      long deadline = System.currentTimeMillis() + 10_000;
-      while (System.currentTimeMillis() < deadline
-          && parts.stream().anyMatch(tp -> c.position(tp) < end.get(tp))) {
-        c.poll(Duration.ofMillis(200)).forEach(out::add);
-      }
-    }
-    return out;
   }
 
   /**
@@ -452,7 +399,7 @@ class ThroughputEndToEndTest {
             Duration.ofMinutes(2),
             Duration.ofMillis(500),
             () -> {
-              List<ConsumerRecord<byte[], byte[]>> got = read(bootstrap, topic);
+              List<ConsumerRecord<byte[], byte[]>> got = EndToEnd.readCommitted(bootstrap, topic);
               return complete.test(got) ? Optional.of(got) : Optional.empty();
             });
     assertThat(all).as("records on " + topic + " (nothing lost, nothing repeated)").hasSize(n);

@@ -3,6 +3,7 @@ package net.cheetah.cli;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.within;
 
+import com.google.protobuf.InvalidProtocolBufferException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -11,25 +12,17 @@ import java.util.Collections;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import java.util.Properties;
 import java.util.concurrent.TimeUnit;
 import net.cheetah.config.CheetahConfig;
 import net.cheetah.core.Topics;
-import net.cheetah.jobs.JobSettings;
 import net.cheetah.jobs.ThroughputJob;
 import net.cheetah.runtime.Wait;
 import net.cheetah.schemas.v1.Alert;
 import net.cheetah.schemas.v1.HostSample;
 import net.cheetah.schemas.v1.Transfer;
-import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
-import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.clients.producer.KafkaProducer;
-import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
-import org.apache.kafka.common.TopicPartition;
-import org.apache.kafka.common.serialization.ByteArrayDeserializer;
-import org.apache.kafka.common.serialization.ByteArraySerializer;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -93,8 +86,9 @@ class ThroughputHostSamplesEndToEndTest {
     Path data = dir.resolve("data");
     Broker broker = new Broker(cfg.kafka(), data, true, this::say);
     broker.start();
-    try (KafkaProducer<byte[], byte[]> producer = producer(broker.bootstrap());
-        FlinkJobs jobs = jobs(cfg, data, broker.bootstrap())) {
+    try (KafkaProducer<byte[], byte[]> producer = EndToEnd.producer(broker.bootstrap());
+        FlinkJobs jobs =
+            EndToEnd.startJob(new ThroughputJob(), cfg, data, broker.bootstrap(), this::say)) {
       for (int i = 0; i < SLOTS; i++) {
         long s = t0 + i * SLOT;
         send(producer, Topics.HOST_SAMPLES, D, sample(D, s + 5_000, 92.0, 20.0, -1));
@@ -175,59 +169,19 @@ class ThroughputHostSamplesEndToEndTest {
     producer.send(new ProducerRecord<>(topic, key.getBytes(StandardCharsets.UTF_8), value)).get();
   }
 
-  private FlinkJobs jobs(CheetahConfig cfg, Path data, String bootstrap) throws Exception {
-    ThroughputJob job = new ThroughputJob();
-    FlinkJobs jobs =
-        new FlinkJobs(
-            cfg,
-            data,
-            true,
-            this::say,
-            List.of(
-                new FlinkJobs.Job(
-                    job.name(), env -> job.addTo(env, new JobSettings(bootstrap, cfg, data)))));
-    jobs.start();
-    return jobs;
-  }
-
   private void say(String s) {
     said.add(s);
     EndToEnd.say(TEST, s);
   }
 
-  private static KafkaProducer<byte[], byte[]> producer(String bootstrap) {
-    Properties p = new Properties();
-    p.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
-    p.put(ProducerConfig.ACKS_CONFIG, "all");
-    return new KafkaProducer<>(p, new ByteArraySerializer(), new ByteArraySerializer());
-  }
-
   /** Every committed alert so far. */
   private static List<Alert> read(String bootstrap, String topic) {
-    Properties p = new Properties();
-    p.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
-    p.put(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed");
-    p.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, "false");
     List<Alert> out = new ArrayList<>();
-    try (KafkaConsumer<byte[], byte[]> c =
-        new KafkaConsumer<>(p, new ByteArrayDeserializer(), new ByteArrayDeserializer())) {
-      List<TopicPartition> parts =
-          c.partitionsFor(topic).stream()
-              .map(i -> new TopicPartition(topic, i.partition()))
-              .toList();
-      c.assign(parts);
-      c.seekToBeginning(parts);
-      Map<TopicPartition, Long> end = c.endOffsets(parts);
-      long deadline = System.currentTimeMillis() + 10_000;
-      while (System.currentTimeMillis() < deadline
-          && parts.stream().anyMatch(tp -> c.position(tp) < end.get(tp))) {
-        for (ConsumerRecord<byte[], byte[]> r : c.poll(Duration.ofMillis(200))) {
-          try {
-            out.add(Alert.parseFrom(r.value()));
-          } catch (Exception e) {
-            throw new AssertionError(e);
-          }
-        }
+    for (ConsumerRecord<byte[], byte[]> r : EndToEnd.readCommitted(bootstrap, topic)) {
+      try {
+        out.add(Alert.parseFrom(r.value()));
+      } catch (InvalidProtocolBufferException e) {
+        throw new AssertionError("not an Alert on " + topic, e);
       }
     }
     return out;
