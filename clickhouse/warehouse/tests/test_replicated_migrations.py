@@ -77,7 +77,7 @@ def test_every_declared_table_is_its_replicated_engine_with_the_path_and_replica
     tables = by_name(first["tables"]["repl"])
     replicas = {row["table"]: row for row in first["replicas"]["repl"]}
     declared = declared_engines()
-    assert len(declared) == 18
+    assert len(declared) == 19
     for table, engine in declared.items():
         kind, args = re.fullmatch(r"(\w+)\s*(?:\((.*)\))?", engine, re.S).groups()
         expected_args = "'/clickhouse/tables/{shard}/repl/" + CREATED_AS.get(table, table) + "', '{replica}'" + (f", {args}" if args else "")
@@ -95,9 +95,9 @@ def test_every_merge_tree_table_of_the_migrations_is_replicated_and_nothing_else
     # All but the view 0016 re-creates, which needs the columns of its refused ALTERs (below).
     assert set(plain) - set(repl) == {"snmp_counters_mv"} and set(repl) <= set(plain)
     merge_trees = {name for name, row in plain.items() if row["engine"].endswith("MergeTree")}
-    # Hand-counted from clickhouse/migrations: 18 declared tables, site_prefixes, redirect_state,
+    # Hand-counted from clickhouse/migrations: 19 declared tables, site_prefixes, redirect_state,
     # prefix_filter_effectiveness, 10 rollups, and the ledger schema_migrations.
-    assert len(merge_trees) == 32, sorted(merge_trees)
+    assert len(merge_trees) == 33, sorted(merge_trees)
     for name, row in plain.items():
         if name in merge_trees:
             assert not row["engine"].startswith("Replicated")
@@ -140,7 +140,7 @@ def test_only_writes_are_refused_by_chdb_and_exactly_these(cluster):
     for report in (first, second):
         refused = report["refused"]["repl"]
         ledger = [s for s in refused if s.startswith("INSERT INTO schema_migrations")]
-        assert len(ledger) == len(MIGRATIONS) == 19  # one ledger row per migration
+        assert len(ledger) == len(MIGRATIONS) == 20  # one ledger row per migration
         assert [s for s in refused if s not in ledger] == [
             "ALTER TABLE snmp_counters ADD COLUMN IF NOT EXISTS counters_reset Bool AFTER if_high_speed_mbps",
         ]  # 0019's INSERT ... SELECT moves no rows here (the table is new and empty): not a write
