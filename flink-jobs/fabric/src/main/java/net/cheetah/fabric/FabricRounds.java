@@ -170,11 +170,6 @@ public final class FabricRounds {
     return m;
   }
 
-  /** Takes a placed flow sample; returns the decisions of the rounds it closes. */
-  public List<Decision> sample(Sample s) {
-    return decisions(onSample(s));
-  }
-
   /** Takes a placed flow sample; returns the rounds it closes. */
   public List<Round> onSample(Sample s) {
     m.sampleClockMs = Math.max(m.sampleClockMs, s.atMs());
@@ -189,14 +184,8 @@ public final class FabricRounds {
 
   /**
    * Takes a counter sample of the port {@code linkId} leaves (its ifOutOctets, a 64-bit counter);
-   * returns the decisions of the rounds it closes.
+   * returns the rounds it closes.
    */
-  public List<Decision> counter(
-      String linkId, long atMs, long octets, double speedBps, boolean reset) {
-    return decisions(onCounter(linkId, atMs, octets, speedBps, reset));
-  }
-
-  /** As {@link #counter}; returns the rounds it closes. */
   public List<Round> onCounter(
       String linkId, long atMs, long octets, double speedBps, boolean reset) {
     m.counterClockMs = Math.max(m.counterClockMs, atMs);
@@ -206,10 +195,6 @@ public final class FabricRounds {
         .bps()
         .ifPresent(bps -> m.utilisation.put(linkId, new Utilisation(bps, atMs)));
     return out;
-  }
-
-  private static List<Decision> decisions(List<Round> rounds) {
-    return rounds.stream().flatMap(r -> r.decisions().stream()).toList();
   }
 
   private List<Round> advance(long atMs) {

@@ -99,8 +99,10 @@ class FabricRoundsTest {
         for (long at : new long[] {t + 100, t + 600}) {
           for (int j = 0; j < 2; j++) {
             now.addAll(
-                rounds.sample(
-                    new FabricRounds.Sample(at + 10L * j, f, List.of(links.get(j)), bps / 16)));
+                decisions(
+                    rounds.onSample(
+                        new FabricRounds.Sample(
+                            at + 10L * j, f, List.of(links.get(j)), bps / 16))));
           }
         }
       }
@@ -110,7 +112,7 @@ class FabricRoundsTest {
 
     private void counter(List<FabricRounds.Decision> now, String link, long t, double bps) {
       long o = octets.merge(link, (long) (bps / 8), Long::sum);
-      now.addAll(rounds.counter(link, t, o, 10e9, false));
+      now.addAll(decisions(rounds.onCounter(link, t, o, 10e9, false)));
     }
   }
 
@@ -257,7 +259,12 @@ class FabricRoundsTest {
     Driver d = new Driver();
     d.second(0, 0, 0, A, 1, 1e6);
     d.second(3, 0, 0, A, 1, 1e6); // runs the rounds ending at 1 s and 2 s
-    d.rounds.sample(new FabricRounds.Sample(1500, A, List.of(UP1), 1000));
+    d.rounds.onSample(new FabricRounds.Sample(1500, A, List.of(UP1), 1000));
     assertThat(d.rounds.memory().late()).isEqualTo(1);
+  }
+
+  /** The decisions of the rounds a sample or counter closed. */
+  private static List<FabricRounds.Decision> decisions(List<FabricRounds.Round> rounds) {
+    return rounds.stream().flatMap(r -> r.decisions().stream()).toList();
   }
 }
