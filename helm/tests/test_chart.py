@@ -342,3 +342,51 @@ def test_with_authorization_every_listener_is_tls_and_the_collector_and_jobs_use
 def test_without_authorization_the_plain_listener_stays(rendered):
     kafka = of_kind(rendered["defaults"], "Kafka")["cheetah"]
     assert [l["name"] for l in kafka["spec"]["kafka"]["listeners"]] == ["plain", "scram"]
+
+
+def doc_topology() -> str:
+    """The leaf-spine example of docs/FABRIC.md, "The topology file" (FabricFileTest loads it)."""
+    doc = (ROOT / "docs" / "FABRIC.md").read_text()
+    section = doc[doc.index("## The topology file"):]
+    return section.split("```yaml\n", 1)[1].split("```", 1)[0]
+
+
+def test_the_fabric_job_runs_with_its_two_files_and_the_signing_keys(tmp_path, schemas):
+    """flink.jobs.fabric (docs/DEPLOY.md, "Kubernetes (Helm)"): off by default; enabled, its
+    topology and sFlow map travel in a ConfigMap mounted where the job's --set options point."""
+    topology = tmp_path / "fabric.yaml"
+    topology.write_text(doc_topology())
+    sflow_map = tmp_path / "sflow-map.json"
+    sflow_map.write_text('[{"agent": "127.0.0.1", "if_index": 7, "switch": "leaf1", "port": 2, "interface": "lsv1a"}]\n')
+    files = ["--set", "flink.jobs.fabric.enabled=true", "--set", "kafka.authorization=true",
+             "--set-file", f"flink.jobs.fabric.topology={topology}", "--set-file", f"flink.jobs.fabric.sflowMap={sflow_map}"]
+    objs = render(*files)
+    results = validate.validate_all(objs, schemas)
+    assert not [d for _, s, d in results if s == "failed"]
+    assert set(of_kind(objs, "FlinkDeployment")) == JOBS | {"cheetah-fabric"}
+    config = of_kind(objs, "ConfigMap")["cheetah-fabric"]["data"]
+    assert config == {"topology.yaml": topology.read_text(), "sflow-map.json": sflow_map.read_text()}
+    spec = of_kind(objs, "FlinkDeployment")["cheetah-fabric"]["spec"]
+    args = spec["job"]["args"]
+    assert args[:2] == ["--job", "cheetah-fabric"]
+    sets = dict(args[i + 1].split("=", 1) for i, a in enumerate(args) if a == "--set")
+    pod = spec["podTemplate"]["spec"]
+    mounts = {m["name"]: m["mountPath"] for m in pod["containers"][0]["volumeMounts"]}
+    volumes = {v["name"]: v for v in pod["volumes"]}
+    # Each file the job is told to read is a key of a mounted volume.
+    for key, source in (("fabric.topology-file", "configMap"), ("fabric.sflow-map-file", "configMap"),
+                        ("redirects.keys-file", "secret")):
+        directory, file = sets[key].rsplit("/", 1)
+        (volume,) = [n for n, path in mounts.items() if path == directory]
+        if source == "configMap":
+            assert volumes[volume]["configMap"]["name"] == "cheetah-fabric" and file in config
+        else:
+            assert volumes[volume]["secret"]["secretName"] == DEFAULTS["secrets"]["redirectKeys"]
+            assert file == "redirects.json"
+    # Its own Kafka principal, as every job under authorization.
+    assert volumes["kafka-passwords"]["secret"]["secretName"] == "cheetah-fabric"
+    assert "cheetah-fabric" in of_kind(objs, "KafkaUser")
+    # Enabled without its files: refused, naming the value and how to set it.
+    p = helm("template", "cheetah", str(CHART), "--kube-version", "1.37.0", "--set", "flink.jobs.fabric.enabled=true",
+             check=False)
+    assert p.returncode != 0 and "flink.jobs.fabric.topology: the fabric's topology file" in p.stderr
