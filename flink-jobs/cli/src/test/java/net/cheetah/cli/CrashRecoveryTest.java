@@ -74,10 +74,10 @@ import org.junit.jupiter.api.io.TempDir;
  *
  * <p>And each run gets two slots of logged transfers and their hosts' samples for the throughput
  * job ({@link CrashThroughput}, expected by hand there): a slot is judged when the next one comes,
- * so run 1's second slot waits in the job's state across the clean stop and run 2's across the
- * kill; the job's NetFlow instances (from the workload's flows) wait behind the transfers' event
- * time until run 3 too. Throughput rows and alerts of the transfers are counted on their topics and
- * in their tables, and every throughput row and alert key, the NetFlow instances' too, once.
+ * so run 1's second slot is judged after the clean stop and run 2's after the kill; the job's
+ * NetFlow instances (from the workload's flows) wait behind the transfers' event time until run 3
+ * too. Throughput rows and alerts of the transfers are counted on their topics and in their tables,
+ * and every throughput row and alert key, the NetFlow instances' too, once.
  */
 @Tag("integration")
 @Timeout(value = 30, unit = TimeUnit.MINUTES)
@@ -259,7 +259,7 @@ class CrashRecoveryTest {
       awaitFlows(tools, r, upTo[1]);
       awaitRows(r, "link_stats", 2);
       awaitRows(r, "thresholds", 2);
-      // Slots 1 and 2 judged and committed; slot 3 waits in the throughput job's state.
+      // Slots 1 and 2 judged and committed; slot 3 is judged after the kill.
       CrashThroughput.awaitJudged(r.bootstrap(), 3);
       // Every cheetah event of what was replayed is committed and has its decision stored, so the
       // rules of the cheetahs that span the kill are added before it.

@@ -43,12 +43,11 @@ import org.apache.kafka.common.TopicPartition;
  * s: A → B at 8 Gbit/s (the reference), C → D at 2 Gbit/s. PRCA reports C → D's cluster slow with
  * each of its transfers, its cause D's CPU at (92 + 98) / 2 = 95 %; each pair's rates are constant,
  * so no other alert. A transfer is judged (alert and throughput row) once event time passes its
- * end: the next slot's transfers carry it there, so slot 2k + 1 of run k + 1 waits in the job's
- * state across the clean stop (run 1) and across the kill (run 2). After the last slot, one
- * transfer per pair at 14:00 (after the NetFlow workload's flows, so the job's event time follows
- * the flows as it would without transfers) carries the last slot; these two are never judged (the
- * samples' event time stays before their end): {@link #SLOTS} alerts and 2 × {@link #SLOTS}
- * throughput rows in all.
+ * end: the next slot's transfers carry it there, so the second slot of run 1 is judged after the
+ * clean stop and that of run 2 after the kill. After the last run's NetFlow, one transfer per pair
+ * at 14:00 carries the last slot ({@link #sendCarriers}); these two are never judged (the samples'
+ * event time stays before their end): {@link #SLOTS} alerts and 2 × {@link #SLOTS} throughput rows
+ * in all.
  */
 final class CrashThroughput {
   static final long SLOT = 600_000;
