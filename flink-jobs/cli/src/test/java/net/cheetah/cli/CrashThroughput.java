@@ -137,10 +137,20 @@ final class CrashThroughput {
 
   /** Until the first {@code slots} slots are judged: their alerts and rows committed. */
   static void awaitJudged(String bootstrap, int slots) {
-    Wait.until(
-        slots + " slots of transfers judged (alerts.v1, throughput.v1)",
-        Duration.ofMinutes(4),
-        () -> alerts(bootstrap).size() >= slots && throughput(bootstrap).size() >= 2L * slots);
+    try {
+      Wait.until(
+          slots + " slots of transfers judged (alerts.v1, throughput.v1)",
+          Duration.ofMinutes(4),
+          () -> alerts(bootstrap).size() >= slots && throughput(bootstrap).size() >= 2L * slots);
+    } catch (RuntimeException e) {
+      throw new AssertionError(
+          e.getMessage()
+              + "; alerts detected at "
+              + alerts(bootstrap).stream().map(Alert::getDetectedMs).toList()
+              + ", throughput rows "
+              + throughput(bootstrap).stream().map(CrashThroughput::row).toList(),
+          e);
+    }
   }
 
   /** Until the warehouse holds every slot's throughput rows and the alert's last report. */
