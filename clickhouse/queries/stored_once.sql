@@ -3,7 +3,10 @@
 -- A key is what one version of a result is: a flow record (all its fields), a cheetah event of
 -- the NetFlow job (flow_id, seq: a flow has start, update and end events), a flowset
 -- (flowset_id, emitted once when it closes), a link statistics window, a threshold version, a
--- redirect decision (device, command, outcome) and command. ReplacingMergeTree merges copies
+-- redirect decision (device, command, outcome) and command, a throughput row (host pair, instance
+-- or transfer, start and end) and an alert report (alert_id, detected_at: a PRCA finding is
+-- reported again with each transfer of its cluster; the alerts table keeps the latest, and rows of
+-- one id within one insert are replaced already there). ReplacingMergeTree merges copies
 -- away in the background (and within one insert), so callers stop merges before the results
 -- arrive (stop_merges.sql); rows = keys is then what "stored once" means.
 SELECT 'flows' AS result, sum(n) AS stored, count() AS keys, groupArrayIf(3)(k, n > 1) AS repeated
@@ -40,4 +43,16 @@ FROM (SELECT concat(device_id, ' ', command_id, ' ', outcome) AS k, count() AS n
 UNION ALL
 SELECT 'redirect_commands', sum(n), count(), groupArrayIf(3)(k, n > 1)
 FROM (SELECT command_id AS k, count() AS n FROM redirect_commands GROUP BY k)
+UNION ALL
+SELECT 'throughput', sum(n), count(), groupArrayIf(3)(k, n > 1)
+FROM (SELECT concat(src_host, '>', dst_host, if(passive, ' instance ', ' transfer '),
+                    toString(toUnixTimestamp64Milli(start_at)), '-',
+                    toString(toUnixTimestamp64Milli(end_at))) AS k,
+             count() AS n
+      FROM throughput GROUP BY k)
+UNION ALL
+SELECT 'alerts', sum(n), count(), groupArrayIf(3)(k, n > 1)
+FROM (SELECT concat(alert_id, ' at ', toString(toUnixTimestamp64Milli(detected_at))) AS k,
+             count() AS n
+      FROM alerts GROUP BY k)
 FORMAT TabSeparated

@@ -13,6 +13,7 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.Properties;
 import net.cheetah.core.Topics;
+import net.cheetah.schemas.v1.Alert;
 import net.cheetah.schemas.v1.CheetahEvent;
 import net.cheetah.schemas.v1.DetectionSource;
 import net.cheetah.schemas.v1.FlowRecord;
@@ -20,6 +21,7 @@ import net.cheetah.schemas.v1.Flowset;
 import net.cheetah.schemas.v1.LinkStats;
 import net.cheetah.schemas.v1.RedirectCommand;
 import net.cheetah.schemas.v1.Threshold;
+import net.cheetah.schemas.v1.Throughput;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
@@ -129,6 +131,27 @@ final class StoredOnce {
       @Override
       Optional<String> key(byte[] v) throws InvalidProtocolBufferException {
         return Optional.of(RedirectCommand.parseFrom(v).getCommandId());
+      }
+    },
+    THROUGHPUT("throughput", Topics.THROUGHPUT) {
+      @Override
+      Optional<String> key(byte[] v) throws InvalidProtocolBufferException {
+        Throughput t = Throughput.parseFrom(v);
+        return Optional.of(
+            t.getSrcHost()
+                + ">"
+                + t.getDstHost()
+                + (t.getPassive() ? " instance " : " transfer ")
+                + t.getStartMs()
+                + "-"
+                + t.getEndMs());
+      }
+    },
+    ALERTS("alerts", Topics.ALERTS) {
+      @Override
+      Optional<String> key(byte[] v) throws InvalidProtocolBufferException {
+        Alert a = Alert.parseFrom(v);
+        return Optional.of(a.getAlertId() + " at " + a.getDetectedMs());
       }
     };
 

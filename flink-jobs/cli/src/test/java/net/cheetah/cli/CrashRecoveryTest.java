@@ -1,5 +1,6 @@
 package net.cheetah.cli;
 
+import static net.cheetah.cli.StoredOnce.Result.ALERTS;
 import static net.cheetah.cli.StoredOnce.Result.CHEETAHS;
 import static net.cheetah.cli.StoredOnce.Result.FLOWS;
 import static net.cheetah.cli.StoredOnce.Result.FLOWSETS;
@@ -7,6 +8,7 @@ import static net.cheetah.cli.StoredOnce.Result.LINK_STATS;
 import static net.cheetah.cli.StoredOnce.Result.REDIRECT_COMMANDS;
 import static net.cheetah.cli.StoredOnce.Result.REDIRECT_DECISIONS;
 import static net.cheetah.cli.StoredOnce.Result.THRESHOLDS;
+import static net.cheetah.cli.StoredOnce.Result.THROUGHPUT;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.within;
 
@@ -51,7 +53,8 @@ import org.junit.jupiter.api.io.TempDir;
  * kill -9 of `cheetah up` mid-stream, then `up` again on the same data directory and ports: every
  * job resumes from its newest retained checkpoint, not from the older savepoint of the clean stop
  * before (which would repeat what was committed since), and every flow record, cheetah, flowset,
- * link statistics window, threshold and redirect decision is stored exactly once, rows counted.
+ * link statistics window, threshold, redirect decision, throughput row and alert is stored exactly
+ * once, rows counted.
  *
  * <p>Three runs of `up` in child JVMs, as the user runs it, each fed a third of one NetFlow v9
  * workload: run 1 stops cleanly (SIGTERM: savepoints); run 2 resumes from them, gets its third, and
@@ -68,6 +71,13 @@ import org.junit.jupiter.api.io.TempDir;
  * and each cheetah that ended one removal; rules added before the kill are removed after it, from
  * the restored rule book. Thresholds and decisions are written at least once: their topics may
  * repeat a record after the restore (by design), their tables must not (StoredOnce).
+ *
+ * <p>And each run gets two slots of logged transfers and their hosts' samples for the throughput
+ * job ({@link CrashThroughput}, expected by hand there): a slot is judged when the next one comes,
+ * so run 1's second slot is judged after the clean stop and run 2's after the kill; the job's
+ * NetFlow instances (from the workload's flows) wait behind the transfers' event time until run 3
+ * too. Throughput rows and alerts of the transfers are counted on their topics and in their tables,
+ * and every throughput row and alert key, the NetFlow instances' too, once.
  */
 @Tag("integration")
 @Timeout(value = 30, unit = TimeUnit.MINUTES)
@@ -206,17 +216,21 @@ class CrashRecoveryTest {
     sets.put("netflow.metrics-port", Integer.toString(FreePorts.pick()));
     sets.put("warehouse.http-port", Integer.toString(FreePorts.pick()));
     sets.put("data-dir", dir.resolve("data").toString());
+    sets.put("throughput.peer-window-ms", "60000"); // as CrashThroughput's scenario is worked
+    CrashThroughput transfers = new CrashThroughput();
 
     // Run 1: a third of the workload, then a clean stop (savepoints).
     try (ChildProcess up = up(tools, logs, "up-1", sets)) {
       Ready r = ready(up);
       StoredOnce.stopMerges(tools, new WarehouseClient(r.warehouse()));
+      transfers.send(r.bootstrap(), 0);
       replay(tools, logs, "replay-1", parts[0], r.netflowPort());
       sendBins(r.bootstrap(), binParts.get(0));
       awaitPublished(r.bootstrap(), upTo[0]);
       awaitFlows(tools, r, upTo[0]);
       awaitRows(r, "link_stats", 1);
       awaitRows(r, "thresholds", 1);
+      CrashThroughput.awaitJudged(r.bootstrap(), 1);
       up.stop(); // SIGTERM: savepoints, warehouse caught up
       // 143 = 128 + SIGTERM: the JVM's status after its shutdown hook (the clean stop) ran.
       assertThat(up.exitCode()).as("exit code of the cleanly stopped up").contains(143);
@@ -236,6 +250,7 @@ class CrashRecoveryTest {
       assertThat(stderr(up))
           .contains("resuming " + StreamJob.stack().get(0).name() + " from savepoint");
       StoredOnce.stopMerges(tools, new WarehouseClient(r.warehouse()));
+      transfers.send(r.bootstrap(), 1);
       replay(tools, logs, "replay-2", parts[1], r.netflowPort());
       sendBins(r.bootstrap(), binParts.get(1));
       awaitPublished(r.bootstrap(), upTo[1]);
@@ -244,6 +259,8 @@ class CrashRecoveryTest {
       awaitFlows(tools, r, upTo[1]);
       awaitRows(r, "link_stats", 2);
       awaitRows(r, "thresholds", 2);
+      // Slots 1 and 2 judged and committed; slot 3 is judged after the kill.
+      CrashThroughput.awaitJudged(r.bootstrap(), 3);
       // Every cheetah event of what was replayed is committed and has its decision stored, so the
       // rules of the cheetahs that span the kill are added before it.
       awaitJobConsumed(r.bootstrap(), CheetahJob.NAME, Topics.FLOWS);
@@ -280,9 +297,11 @@ class CrashRecoveryTest {
       }
       WarehouseClient wh = new WarehouseClient(r.warehouse());
       StoredOnce.stopMerges(tools, wh);
+      transfers.send(r.bootstrap(), 2);
       replay(tools, logs, "replay-3", parts[2], r.netflowPort());
       sendBins(r.bootstrap(), binParts.get(2));
       awaitPublished(r.bootstrap(), upTo[2]);
+      transfers.sendCarriers(r.bootstrap());
       long cheetahs = EndToEnd.dataRows(truth.resolve("cheetahs.csv"));
       long flowsets = EndToEnd.dataRows(truth.resolve("flowsets.csv"));
       EndToEnd.Progress p =
@@ -306,6 +325,8 @@ class CrashRecoveryTest {
                   return java.util.Optional.empty();
                 }
               });
+      CrashThroughput.awaitJudged(r.bootstrap(), CrashThroughput.SLOTS);
+      transfers.awaitStored(wh);
       awaitCaughtUp(r);
       p = EndToEnd.Progress.of(tools, wh);
       EndToEnd.say(TEST, "stored: " + p);
@@ -321,6 +342,7 @@ class CrashRecoveryTest {
           tools, wh, truthCheetahs, TruthCheck.read(truth.resolve("flowsets.csv")));
       assertLinkResults(wh, windows);
       assertDecisions(wh, cheetahs, addedBeforeKill, removedBeforeKill);
+      transfers.assertStored(r.bootstrap(), wh);
       List<StoredOnce.Count> counts =
           StoredOnce.count(
               tools,
@@ -333,7 +355,9 @@ class CrashRecoveryTest {
                   LINK_STATS,
                   THRESHOLDS,
                   REDIRECT_DECISIONS,
-                  REDIRECT_COMMANDS));
+                  REDIRECT_COMMANDS,
+                  THROUGHPUT,
+                  ALERTS));
       counts.forEach(c -> EndToEnd.say(TEST, "stored once? " + c.line()));
       assertThat(counts.stream().filter(c -> !c.ok()).map(StoredOnce.Count::line).toList())
           .as("results stored more than once (topic or table rows)")

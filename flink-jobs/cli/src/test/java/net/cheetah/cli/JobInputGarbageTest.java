@@ -37,9 +37,11 @@ import net.cheetah.schemas.v1.CheetahEventType;
 import net.cheetah.schemas.v1.DetectionSource;
 import net.cheetah.schemas.v1.FlowRecord;
 import net.cheetah.schemas.v1.FlowSource;
+import net.cheetah.schemas.v1.HostSample;
 import net.cheetah.schemas.v1.LinkBin;
 import net.cheetah.schemas.v1.LinkStats;
 import net.cheetah.schemas.v1.SnmpCounters;
+import net.cheetah.schemas.v1.Transfer;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.apache.kafka.clients.producer.KafkaProducer;
@@ -58,7 +60,8 @@ import org.junit.jupiter.api.io.TempDir;
  * nonsense fields, all with null keys, each become one rejected row per job that reads the topic
  * (stage = that job's, reason = the check's code, payload = the bytes sent, source topic); no job
  * fails or restarts; and the good records sent between the garbage are all stored and processed
- * (link statistics and R from the good bins, poll and window).
+ * (link statistics and R from the good bins, poll and window; a PRCA report from the good host
+ * samples sent after the garbage on transfers.hosts.v1, a broadcast input of the throughput job).
  */
 @Tag("integration")
 class JobInputGarbageTest {
@@ -287,9 +290,40 @@ class JobInputGarbageTest {
         thresholds);
     byte[] goodStats = stats("manual-link", t0).build().toByteArray();
 
+    // transfers.hosts.v1 (the throughput job's PRCA, broadcast to every peer group).
+    unreadable(Topics.HOST_SAMPLES, "undecodable", throughput);
+    garbage(
+        Topics.HOST_SAMPLES, sample("", now, 50).build().toByteArray(), "missing_host", throughput);
+    garbage(
+        Topics.HOST_SAMPLES,
+        sample("bad host", now, 50).build().toByteArray(),
+        "bad_host",
+        throughput);
+    garbage(
+        Topics.HOST_SAMPLES,
+        sample("bad-host", -1, 50).build().toByteArray(),
+        "bad_time",
+        throughput);
+    garbage(
+        Topics.HOST_SAMPLES,
+        sample("bad-host", now, Double.NaN).build().toByteArray(),
+        "bad_percent",
+        throughput);
+    garbage(
+        Topics.HOST_SAMPLES,
+        sample("bad-host", now, 50).setNicBps(-1).build().toByteArray(),
+        "bad_nic_bps",
+        throughput);
+    // The good ones, after the garbage: D's CPU at 92 and 98 % during C -> D's transfer below.
+    long transferAt = (now / 1000) * 1000 - 120_000;
+    List<byte[]> goodSamples =
+        List.of(
+            sample(HOST_D, transferAt + 5_000, 92).build().toByteArray(),
+            sample(HOST_D, transferAt + 15_000, 98).build().toByteArray());
+
     List<Row> expected = garbage.stream().flatMap(s -> s.expected().stream()).toList();
-    // Counted by hand from the lists above: 4 + 2 x 7 + 8 + 2 x 9 + 2 x 7 + 8.
-    assertThat(expected).as("rejections this test expects").hasSize(66);
+    // Counted by hand from the lists above: 4 + 2 x 7 + 8 + 2 x 9 + 2 x 7 + 8 + 8.
+    assertThat(expected).as("rejections this test expects").hasSize(74);
 
     try (Stack stack =
         new Stack(
@@ -320,6 +354,21 @@ class JobInputGarbageTest {
           }
           i++;
         }
+        for (byte[] s : goodSamples) {
+          send(producer, record(Topics.HOST_SAMPLES, HOST_D, s));
+        }
+        // The samples are in (garbage and good) before the transfers they describe are judged.
+        awaitConsumed(stack.bootstrap(), ThroughputJob.NAME, List.of(Topics.HOST_SAMPLES));
+        // A -> B at 8 Gbit/s and C -> D at 2 Gbit/s, same times (judged together once event time
+        // passes their end, by the idle advance: A -> B first, by pair): C -> D's cluster is slow
+        // (2 < 0.8 x 8), its cause D's CPU, (92 + 98) / 2 = 95 %, as
+        // ThroughputHostSamplesEndToEndTest works it.
+        send(
+            producer,
+            record(Topics.TRANSFERS, HOST_A + "\n" + HOST_B, transfer(HOST_A, HOST_B, transferAt)));
+        send(
+            producer,
+            record(Topics.TRANSFERS, HOST_C + "\n" + HOST_D, transfer(HOST_C, HOST_D, transferAt)));
         // The capacity must be known before the bins are: wait until both readers of the poll
         // have passed every snmp.counters.v1 record, garbage included (they did not stop there).
         awaitConsumed(stack.bootstrap(), LinkStatsJob.NAME, List.of(Topics.SNMP_COUNTERS));
@@ -379,6 +428,16 @@ class JobInputGarbageTest {
                 "the good flows.v1 records and the good goflow2 message, normalized",
                 "SELECT count() FROM flows WHERE src_port IN (7001, 7002, 7003, 7100)",
                 "4"
+              },
+              new String[] {
+                "C -> D's slow cluster reported from the good host samples (and transfers)",
+                "SELECT count(), countIf(startsWith(message, 'cluster resource: receiver cpu 95%'))"
+                    + " FROM alerts WHERE alert_id = 'prca/cluster/"
+                    + HOST_C
+                    + "/"
+                    + HOST_D
+                    + "/iperf3/4/0/0/0'",
+                "1\t1"
               },
               new String[] {
                 "the good cheetah events",
@@ -550,6 +609,31 @@ class JobInputGarbageTest {
     // One partition order per topic, so that "good around garbage" holds as sent.
     p.put(ProducerConfig.MAX_IN_FLIGHT_REQUESTS_PER_CONNECTION, 1);
     return new KafkaProducer<>(p, new ByteArraySerializer(), new ByteArraySerializer());
+  }
+
+  private static final String HOST_A = "10.0.1.1";
+  private static final String HOST_B = "10.0.2.1";
+  private static final String HOST_C = "10.0.1.2";
+  private static final String HOST_D = "10.0.2.2";
+
+  /** A host sample of CPU only. */
+  private static HostSample.Builder sample(String host, long ms, double cpu) {
+    return HostSample.newBuilder().setHost(host).setTimeMs(ms).setCpuPercent(cpu);
+  }
+
+  /** An iperf3 run of 4 streams, 20 s from {@code start}: A -> B 20e9 bytes, C -> D 5e9. */
+  private static byte[] transfer(String src, String dst, long start) {
+    return Transfer.newBuilder()
+        .setSrcHost(src)
+        .setDstHost(dst)
+        .setTool("iperf3")
+        .setStreams(4)
+        .setBytes(src.equals(HOST_A) ? 20_000_000_000L : 5_000_000_000L)
+        .setSeconds(20)
+        .setStartMs(start)
+        .setEndMs(start + 21_000)
+        .build()
+        .toByteArray();
   }
 
   private static final byte[] V4_A = {(byte) 192, 0, 2, 10};

@@ -20,5 +20,7 @@ class StoredOnceTest {
             StoredOnce.Result.REDIRECT_DECISIONS,
             StoredOnce.Result.REDIRECT_COMMANDS);
     assertThat(StoredOnce.Result.LINK_STATS.topicChecked()).as("exactly-once link stats").isTrue();
+    assertThat(StoredOnce.Result.THROUGHPUT.topicChecked()).as("exactly-once throughput").isTrue();
+    assertThat(StoredOnce.Result.ALERTS.topicChecked()).as("exactly-once alerts").isTrue();
   }
 }
