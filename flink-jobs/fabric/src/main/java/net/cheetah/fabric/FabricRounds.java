@@ -353,6 +353,8 @@ public final class FabricRounds {
     RedirectCommand add = RerouteCommands.add(r, device, endMs, guards.ruleTtlMs());
     String refusal = refusal(r, endMs);
     if (!refusal.isEmpty()) {
+      // Not moved: neither fabric.hold-ms nor fabric.return-hold-ms may keep it from being tried.
+      m.history.undo(r.flow(), r.from(), endMs);
       out.add(new Decision(add.toBuilder().setRefusal(refusal).build(), false));
       return;
     }

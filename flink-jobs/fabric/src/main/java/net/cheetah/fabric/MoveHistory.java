@@ -41,6 +41,17 @@ public final class MoveHistory implements Serializable {
     moves.computeIfAbsent(flow, f -> new ArrayList<>()).add(new Left(from, atMs));
   }
 
+  /**
+   * Takes back {@link #moved}{@code (flow, from, atMs)}: the move was decided but refused (a
+   * guardrail), so the flow did not move and nothing may hold it.
+   */
+  void undo(FabricFlow flow, FabricPath from, long atMs) {
+    List<Left> left = moves.get(flow);
+    if (left != null && left.remove(new Left(from, atMs)) && left.isEmpty()) {
+      moves.remove(flow);
+    }
+  }
+
   /** Drops what is {@code returnHoldMs} old or older at {@code nowMs}. */
   void forget(long returnHoldMs, long nowMs) {
     Iterator<Map.Entry<FabricFlow, List<Left>>> it = moves.entrySet().iterator();

@@ -183,6 +183,30 @@ class FabricRoundsTest {
   }
 
   /**
+   * A refused move did not happen, so it holds nothing: each round tries the biggest elephant, A,
+   * again (and is refused again), rather than holding A as if it had moved and trying B, then
+   * holding both ("moved less than fabric.hold-ms ago").
+   */
+  @Test
+  void aRefusedMoveHoldsNothing() {
+    Driver d = new Driver("redirects.protected-prefixes=10.0.2.0/24");
+    for (int s = 0; s <= 6; s++) {
+      d.second(s, 8e6, 0.5e6, A, 1, 4.5e6, B, 1, 3.5e6);
+    }
+    // Rounds ending at 1, 2, 3, 4 and 5 s ran (at 2 .. 6 s): one refusal each, all of A.
+    assertThat(d.out).hasSize(5);
+    assertThat(d.out)
+        .allSatisfy(
+            x -> {
+              assertThat(x.published()).isFalse();
+              assertThat(x.command().getSrcPort()).isEqualTo(40001);
+              assertThat(x.command().getRefusal()).isEqualTo("protected prefix 10.0.2.0/24");
+            });
+    assertThat(d.out.stream().map(x -> x.command().getIssuedMs()))
+        .containsExactly(1000L, 2000L, 3000L, 4000L, 5000L);
+  }
+
+  /**
    * With no hold, A (moved to spine2 at 1 s) is moved back as soon as spine2 is the congested one
    * and spine1 has room (2 + 4.5 = 6.5 Mb/s <= 7). That is a second new rule within the minute: the
    * default rate (30 per minute) lets it through, a rate of 1 per minute refuses it, every round,
