@@ -649,7 +649,7 @@ class CrashRecoveryTest {
    * `cheetah up` in a child JVM with {@code sets}; stopped (SIGTERM) within 3 minutes. Waits are
    * generous: on a loaded machine one start of `up` took 8 minutes.
    */
-  private static ChildProcess up(Tools tools, Path logs, String name, Map<String, String> sets) {
+  static ChildProcess up(Tools tools, Path logs, String name, Map<String, String> sets) {
     List<String> cmd =
         new ArrayList<>(
             List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString()));
@@ -671,7 +671,7 @@ class CrashRecoveryTest {
     return c;
   }
 
-  private static Ready ready(ChildProcess up) throws Exception {
+  static Ready ready(ChildProcess up) throws Exception {
     JsonNode j =
         new ObjectMapper()
             .readTree(up.awaitLine(l -> l.contains("\"event\":\"ready\""), Duration.ofMinutes(10)));
@@ -683,7 +683,7 @@ class CrashRecoveryTest {
         j.path("bootstrap").asText());
   }
 
-  private static String stderr(ChildProcess up) throws Exception {
+  static String stderr(ChildProcess up) throws Exception {
     return Files.readString(up.config().stderrLog());
   }
 

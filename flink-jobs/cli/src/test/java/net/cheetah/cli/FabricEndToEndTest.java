@@ -2,6 +2,7 @@ package net.cheetah.cli;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -87,8 +88,11 @@ class FabricEndToEndTest {
     return BASE.get(sw) + port;
   }
 
-  @Test
-  void twoElephantsOnOneSpineOneIsReroutedByASignedCommand() throws Exception {
+  /**
+   * Writes the topology and its sFlow map (as fabric-up writes it) to {@code dir}; returns the
+   * settings that make the stack run the fabric job on them.
+   */
+  static Map<String, String> writeFabric(Path dir) throws IOException {
     Path topology = dir.resolve("leaf-spine.yaml");
     Files.writeString(topology, YAML);
     StringBuilder map = new StringBuilder("[");
@@ -104,11 +108,53 @@ class FabricEndToEndTest {
     }
     Path sflowMap = dir.resolve("sflow-map.json");
     Files.writeString(sflowMap, map.append("]").toString());
+    return Map.of(
+        "fabric.topology-file", topology.toString(),
+        "fabric.sflow-map-file", sflowMap.toString());
+  }
+
+  /**
+   * Second {@code s} after {@code t0}: counters at its start for the second before (spine1's links
+   * at 8 Mb/s, spine2's at 0.5 Mb/s: 1 000 000 and 62 500 bytes, {@code octets} running totals of
+   * leaf1:2, spine1:2, leaf1:3, spine2:2), then samples at 100 and 600 ms into it of the two flows
+   * from h1 to h2 through spine1, 4.5 and 3.5 Mb/s.
+   */
+  static void second(KafkaProducer<byte[], byte[]> producer, long t0, int s, long[] octets)
+      throws Exception {
+    long t = t0 + s * 1000L;
+    int i = 0;
+    for (String port : List.of("leaf1:2", "spine1:2", "leaf1:3", "spine2:2")) {
+      octets[i] += i < 2 ? 1_000_000 : 62_500;
+      String[] sp = port.split(":");
+      send(
+          producer,
+          Topics.SNMP_COUNTERS,
+          SnmpCounters.newBuilder()
+              .setLinkId(AGENT + "/" + ifIndex(sp[0], Integer.parseInt(sp[1])))
+              .setDevice(AGENT)
+              .setIfIndex(ifIndex(sp[0], Integer.parseInt(sp[1])))
+              .setPolledMs(t)
+              .setIfHcOutOctets(octets[i])
+              .setIfHighSpeedMbps(10_000)
+              .setCountersReset(s == 0)
+              .build()
+              .toByteArray());
+      i++;
+    }
+    for (long at : new long[] {t + 100, t + 600}) {
+      for (int[] flow : new int[][] {{40001, 4_500_000}, {40002, 3_500_000}}) {
+        long bytes = flow[1] / 16; // half a second of the flow
+        // At leaf1: in from h1 (port 1), out to spine1 (port 2); at spine1: in 1, out 2.
+        send(producer, Topics.FLOWS, sample(at, flow[0], bytes, "leaf1", 1, 2).toByteArray());
+        send(producer, Topics.FLOWS, sample(at + 5, flow[0], bytes, "spine1", 1, 2).toByteArray());
+      }
+    }
+  }
+
+  @Test
+  void twoElephantsOnOneSpineOneIsReroutedByASignedCommand() throws Exception {
+    Map<String, String> settings = writeFabric(dir);
     Tools tools = EndToEnd.tools();
-    Map<String, String> settings =
-        Map.of(
-            "fabric.topology-file", topology.toString(),
-            "fabric.sflow-map-file", sflowMap.toString());
     try (Stack stack =
         new Stack(
             EndToEnd.config(settings),
@@ -137,37 +183,7 @@ class FabricEndToEndTest {
         // at t0 + 1 s runs (a round waits for both topics to pass its end by 0.5 s): the later
         // ones would see the same 8 Mb/s, which these records do not lower after the move.
         for (int s = 0; s <= 2; s++) {
-          long t = t0 + s * 1000L;
-          int i = 0;
-          for (String port : List.of("leaf1:2", "spine1:2", "leaf1:3", "spine2:2")) {
-            octets[i] += i < 2 ? 1_000_000 : 62_500;
-            String[] sp = port.split(":");
-            send(
-                producer,
-                Topics.SNMP_COUNTERS,
-                SnmpCounters.newBuilder()
-                    .setLinkId(AGENT + "/" + ifIndex(sp[0], Integer.parseInt(sp[1])))
-                    .setDevice(AGENT)
-                    .setIfIndex(ifIndex(sp[0], Integer.parseInt(sp[1])))
-                    .setPolledMs(t)
-                    .setIfHcOutOctets(octets[i])
-                    .setIfHighSpeedMbps(10_000)
-                    .setCountersReset(s == 0)
-                    .build()
-                    .toByteArray());
-            i++;
-          }
-          for (long at : new long[] {t + 100, t + 600}) {
-            for (int[] flow : new int[][] {{40001, 4_500_000}, {40002, 3_500_000}}) {
-              long bytes = flow[1] / 16; // half a second of the flow
-              // At leaf1: in from h1 (port 1), out to spine1 (port 2); at spine1: in 1, out 2.
-              send(producer, Topics.FLOWS, sample(at, flow[0], bytes, "leaf1", 1, 2).toByteArray());
-              send(
-                  producer,
-                  Topics.FLOWS,
-                  sample(at + 5, flow[0], bytes, "spine1", 1, 2).toByteArray());
-            }
-          }
+          second(producer, t0, s, octets);
         }
         producer.flush();
         List<RedirectCommand> commands = new ArrayList<>();
@@ -311,7 +327,7 @@ class FabricEndToEndTest {
         .build();
   }
 
-  private static void send(KafkaProducer<byte[], byte[]> producer, String topic, byte[] value)
+  static void send(KafkaProducer<byte[], byte[]> producer, String topic, byte[] value)
       throws Exception {
     producer.send(new ProducerRecord<>(topic, null, value)).get();
   }
