@@ -58,7 +58,7 @@ STREAM_RATE_MBIT = 20
 STEP_BEFORE_MBIT, STEP_AFTER_MBIT = 40, 10
 # The step: throughput.step-window (3, THROUGHPUT_SETTINGS) transfers before it, and enough after
 # it for the live job, which decides a candidate at observation k when observation k + 2·3 − 2
-# has come (docs/ARCHITECTURE.md, "The throughput job").
+# has come (docs/ARCHITECTURE.md, "Transfer throughput": the throughput job).
 STEP_WINDOW = 3
 STEP_AT = STEP_WINDOW
 STEP_RUNS = STEP_AT + 2 * STEP_WINDOW - 1
@@ -527,7 +527,8 @@ def assert_live_equals_offline(stack: object, out: Path, n_transfers: int) -> No
             for a in by_kind.get("outside_band", [])} == bands
     # PRCA: the same reports (scope, pair, cause, detail) and the cluster's median. The reference's
     # median can differ: the job reports a cluster when one of its transfers is judged, before the
-    # reference's later transfers (docs/ARCHITECTURE.md, "When things are recomputed").
+    # reference's later transfers (docs/ARCHITECTURE.md, "Transfer throughput": a cluster's report is
+    # refreshed only when its cluster gets a transfer).
     live_prca = {(a.src_host, a.dst_host): a for a in by_kind.get("prca", [])}  # type: ignore[attr-defined]
     assert sorted(live_prca) == sorted((r["src"], r["dst"]) for r in prca), (prca, live_prca)
     for r in prca:
