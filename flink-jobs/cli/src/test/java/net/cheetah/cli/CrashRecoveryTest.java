@@ -14,6 +14,7 @@ import static org.assertj.core.api.Assertions.within;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import java.io.IOException;
 import java.lang.management.ManagementFactory;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -208,14 +209,7 @@ class CrashRecoveryTest {
     sets.put("redirects.link-devices", EndToEnd.LOOPBACK + "=crash-router");
     sets.put("redirects.max-rules-per-device", "100000");
     sets.put("redirects.max-new-rules-per-minute", "100000");
-    sets.put("kafka.port", Integer.toString(FreePorts.pick()));
-    sets.put("kafka.controller-port", Integer.toString(FreePorts.pick()));
-    sets.put("flink.rest-port", Integer.toString(FreePorts.pick()));
-    sets.put("netflow.udp-port", Integer.toString(EndToEnd.freeUdpPort()));
-    sets.put("netflow.sflow-udp-port", Integer.toString(EndToEnd.freeUdpPort()));
-    sets.put("netflow.metrics-port", Integer.toString(FreePorts.pick()));
-    sets.put("warehouse.http-port", Integer.toString(FreePorts.pick()));
-    sets.put("data-dir", dir.resolve("data").toString());
+    sets.putAll(upOnFreePorts(dir.resolve("data")));
     sets.put("throughput.peer-window-ms", "60000"); // as CrashThroughput's scenario is worked
     CrashThroughput transfers = new CrashThroughput();
 
@@ -643,6 +637,23 @@ class CrashRecoveryTest {
     assertThat(rows(wh, "redirect_commands"))
         .as("commands: every decision is published (nothing refused, no dry run)")
         .isEqualTo(cheetahs + ended);
+  }
+
+  /**
+   * The settings that give a child `up` ({@link #up}) ports of its own and {@code data}: the same
+   * map for every run of a test, so that a later run finds the state of an earlier one.
+   */
+  static Map<String, String> upOnFreePorts(Path data) throws IOException {
+    Map<String, String> sets = new LinkedHashMap<>();
+    sets.put("kafka.port", Integer.toString(FreePorts.pick()));
+    sets.put("kafka.controller-port", Integer.toString(FreePorts.pick()));
+    sets.put("flink.rest-port", Integer.toString(FreePorts.pick()));
+    sets.put("netflow.udp-port", Integer.toString(EndToEnd.freeUdpPort()));
+    sets.put("netflow.sflow-udp-port", Integer.toString(EndToEnd.freeUdpPort()));
+    sets.put("netflow.metrics-port", Integer.toString(FreePorts.pick()));
+    sets.put("warehouse.http-port", Integer.toString(FreePorts.pick()));
+    sets.put("data-dir", data.toString());
+    return sets;
   }
 
   /**

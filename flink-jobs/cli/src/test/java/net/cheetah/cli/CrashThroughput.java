@@ -20,7 +20,6 @@ import net.cheetah.runtime.Wait;
 import net.cheetah.schemas.v1.Alert;
 import net.cheetah.schemas.v1.HostSample;
 import net.cheetah.schemas.v1.Throughput;
-import net.cheetah.schemas.v1.Transfer;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
@@ -327,18 +326,7 @@ final class CrashThroughput {
   private void transfer(
       KafkaProducer<byte[], byte[]> p, String src, String dst, long bytes, long start)
       throws Exception {
-    byte[] t =
-        Transfer.newBuilder()
-            .setSrcHost(src)
-            .setDstHost(dst)
-            .setTool("iperf3")
-            .setStreams(4)
-            .setBytes(bytes)
-            .setSeconds(20)
-            .setStartMs(start)
-            .setEndMs(start + 21_000)
-            .build()
-            .toByteArray();
+    byte[] t = ThroughputHostSamplesEndToEndTest.transfer(src, dst, bytes, start);
     sent(
         p.send(
                 new ProducerRecord<>(

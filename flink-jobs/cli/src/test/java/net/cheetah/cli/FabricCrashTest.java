@@ -14,7 +14,6 @@ import net.cheetah.cli.CrashRecoveryTest.Ready;
 import net.cheetah.core.Topics;
 import net.cheetah.jobs.FabricJob;
 import net.cheetah.runtime.ChildProcess;
-import net.cheetah.runtime.FreePorts;
 import net.cheetah.runtime.Wait;
 import net.cheetah.schemas.v1.FabricLinkState;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
@@ -53,14 +52,7 @@ class FabricCrashTest {
     Path logs = Files.createDirectories(dir.resolve("logs"));
     Map<String, String> sets = new LinkedHashMap<>(FabricEndToEndTest.writeFabric(dir));
     sets.put("flink.checkpoint-interval-ms", "1000");
-    sets.put("kafka.port", Integer.toString(FreePorts.pick()));
-    sets.put("kafka.controller-port", Integer.toString(FreePorts.pick()));
-    sets.put("flink.rest-port", Integer.toString(FreePorts.pick()));
-    sets.put("netflow.udp-port", Integer.toString(EndToEnd.freeUdpPort()));
-    sets.put("netflow.sflow-udp-port", Integer.toString(EndToEnd.freeUdpPort()));
-    sets.put("netflow.metrics-port", Integer.toString(FreePorts.pick()));
-    sets.put("warehouse.http-port", Integer.toString(FreePorts.pick()));
-    sets.put("data-dir", dir.resolve("data").toString());
+    sets.putAll(CrashRecoveryTest.upOnFreePorts(dir.resolve("data")));
     // Event time: whole seconds two minutes ago (the readers refuse times ahead of the record's).
     long t0 = (System.currentTimeMillis() / 1000) * 1000 - 120_000;
     long[] octets = new long[4];

@@ -149,7 +149,10 @@ class ThroughputHostSamplesEndToEndTest {
     return b.build().toByteArray();
   }
 
-  private static byte[] transfer(String src, String dst, long bytes, long start) {
+  /**
+   * A 20-s iperf3 transfer of 4 streams, logged as the shipper writes it (also CrashThroughput's).
+   */
+  static byte[] transfer(String src, String dst, long bytes, long start) {
     return Transfer.newBuilder()
         .setSrcHost(src)
         .setDstHost(dst)
