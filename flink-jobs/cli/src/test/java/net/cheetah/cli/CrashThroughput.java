@@ -18,7 +18,6 @@ import net.cheetah.core.Topics;
 import net.cheetah.jobs.ThroughputJob;
 import net.cheetah.runtime.Wait;
 import net.cheetah.schemas.v1.Alert;
-import net.cheetah.schemas.v1.HostSample;
 import net.cheetah.schemas.v1.Throughput;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
@@ -304,22 +303,9 @@ final class CrashThroughput {
   private void sample(
       KafkaProducer<byte[], byte[]> p, String host, long ms, double cpu, double disk, double nic)
       throws Exception {
-    HostSample.Builder b = HostSample.newBuilder().setHost(host).setTimeMs(ms);
-    if (cpu >= 0) {
-      b.setCpuPercent(cpu);
-    }
-    if (disk >= 0) {
-      b.setDiskPercent(disk);
-    }
-    if (nic >= 0) {
-      b.setNicPercent(nic);
-    }
+    byte[] v = ThroughputHostSamplesEndToEndTest.sample(host, ms, cpu, disk, nic);
     sent(
-        p.send(
-                new ProducerRecord<>(
-                    Topics.HOST_SAMPLES,
-                    host.getBytes(StandardCharsets.UTF_8),
-                    b.build().toByteArray()))
+        p.send(new ProducerRecord<>(Topics.HOST_SAMPLES, host.getBytes(StandardCharsets.UTF_8), v))
             .get());
   }
 

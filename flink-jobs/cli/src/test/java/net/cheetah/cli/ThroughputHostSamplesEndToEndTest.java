@@ -134,8 +134,8 @@ class ThroughputHostSamplesEndToEndTest {
     EndToEnd.say(TEST, String.format("passed in %.1f s", (System.nanoTime() - started) / 1e9));
   }
 
-  /** A host sample; a negative percentage is not sampled (left unset). */
-  private static byte[] sample(String host, long ms, double cpu, double disk, double nic) {
+  /** A host sample; a negative percentage is not sampled (left unset). Also CrashThroughput's. */
+  static byte[] sample(String host, long ms, double cpu, double disk, double nic) {
     HostSample.Builder b = HostSample.newBuilder().setHost(host).setTimeMs(ms);
     if (cpu >= 0) {
       b.setCpuPercent(cpu);
