@@ -465,7 +465,7 @@ class CrashRecoveryTest {
    * which no consumer reads: where more than one offset lies between the committed offset and the
    * end, the records committed in that range are counted (ConsumerLag.committedRecords).
    */
-  private static void awaitJobConsumed(String bootstrap, String group, String topic) {
+  static void awaitJobConsumed(String bootstrap, String group, String topic) {
     Properties p = new Properties();
     p.put(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
     try (Admin admin = Admin.create(p)) {
