@@ -438,9 +438,15 @@ final class EndToEnd {
 
   /** Every committed record of {@code topic} so far (read_committed, up to the end offsets). */
   static List<ConsumerRecord<byte[], byte[]>> readCommitted(String bootstrap, String topic) {
+    return read(bootstrap, topic, "read_committed");
+  }
+
+  /** Every record of {@code topic} so far at {@code isolation} (up to the end offsets). */
+  static List<ConsumerRecord<byte[], byte[]>> read(
+      String bootstrap, String topic, String isolation) {
     Properties p = new Properties();
     p.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
-    p.put(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed");
+    p.put(ConsumerConfig.ISOLATION_LEVEL_CONFIG, isolation);
     p.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, "false");
     List<ConsumerRecord<byte[], byte[]>> out = new ArrayList<>();
     try (KafkaConsumer<byte[], byte[]> c =

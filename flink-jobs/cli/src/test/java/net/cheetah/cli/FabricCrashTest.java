@@ -70,14 +70,18 @@ class FabricCrashTest {
             Duration.ofMinutes(5),
             () -> rowsPerRound(r.bootstrap()).size() >= 2);
         EndToEnd.say(TEST, "committed before seconds 5-9: " + rowsPerRound(r.bootstrap()));
-        // Seconds 5-9 close the rounds ending at t0 + 4 .. 8 s; the kill comes as soon as they are
-        // on the topic, while those rounds are being computed, emitted into a transaction no
-        // checkpoint has committed yet, or not run.
+        // Seconds 5-9 close the rounds ending at t0 + 4 .. 8 s.
         for (int s = 5; s < 10; s++) {
           FabricEndToEndTest.second(producer, t0, s, octets);
         }
         producer.flush();
       }
+      // The kill comes once the job has written a round of those seconds, before or as soon as its
+      // transaction commits: output exists that only the checkpoint protects.
+      Wait.until(
+          "the round ending at t0 + 5 s written on " + Topics.FABRIC_LINKS,
+          Duration.ofMinutes(2),
+          () -> rowsPerRound(r.bootstrap(), "read_uncommitted").containsKey(t0 + 5000));
       orphans = jvm.descendants().toList();
       jvm.destroyForcibly(); // SIGKILL
       up.awaitExit(Duration.ofSeconds(30));
@@ -116,9 +120,13 @@ class FabricCrashTest {
 
   /** Rows of fabric.links.v1 read committed, per round end (rows, not distinct links). */
   private static Map<Long, Long> rowsPerRound(String bootstrap) {
+    return rowsPerRound(bootstrap, "read_committed");
+  }
+
+  private static Map<Long, Long> rowsPerRound(String bootstrap, String isolation) {
     Map<Long, Long> rows = new TreeMap<>();
     for (ConsumerRecord<byte[], byte[]> r :
-        EndToEnd.readCommitted(bootstrap, Topics.FABRIC_LINKS)) {
+        EndToEnd.read(bootstrap, Topics.FABRIC_LINKS, isolation)) {
       try {
         rows.merge(FabricLinkState.parseFrom(r.value()).getRoundMs(), 1L, Long::sum);
       } catch (com.google.protobuf.InvalidProtocolBufferException e) {
