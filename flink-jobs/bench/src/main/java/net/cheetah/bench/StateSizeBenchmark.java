@@ -11,16 +11,16 @@ import net.cheetah.core.flow.Address;
 import net.cheetah.core.flow.CheetahEvent;
 import net.cheetah.core.flow.Flow;
 import net.cheetah.core.flow.FlowKey;
-import net.cheetah.jobs.cheetah.CheetahFunction;
+import net.cheetah.jobs.cheetah.CheetahOperator;
 import net.cheetah.jobs.cheetah.FlowKeySerializer;
 import net.cheetah.jobs.cheetah.LegacyCheetahFunction;
 import org.apache.flink.api.common.typeinfo.TypeInformation;
 import org.apache.flink.runtime.checkpoint.OperatorSubtaskState;
 import org.apache.flink.runtime.state.storage.FileSystemCheckpointStorage;
-import org.apache.flink.streaming.api.functions.KeyedProcessFunction;
+import org.apache.flink.streaming.api.operators.KeyedProcessOperator;
+import org.apache.flink.streaming.api.operators.OneInputStreamOperator;
 import org.apache.flink.streaming.runtime.streamrecord.StreamRecord;
 import org.apache.flink.streaming.util.KeyedOneInputStreamOperatorTestHarness;
-import org.apache.flink.streaming.util.ProcessFunctionTestHarnesses;
 
 /**
  * Checkpointed state of the cheetah operator per concurrent flow that cannot be a cheetah: N
@@ -36,7 +36,7 @@ import org.apache.flink.streaming.util.ProcessFunctionTestHarnesses;
  *
  * The size is Flink's own account of the snapshot (the keyed state handle: entries, keys and
  * timers), so it is deterministic: the same N gives the same bytes in every run. Both the current
- * operator ({@link CheetahFunction}) and the one before its state was packed ({@link
+ * operator ({@link CheetahOperator}) and the one before its state was packed ({@link
  * LegacyCheetahFunction}) are measured in the same run. The snapshot's wall time is printed too,
  * for reading only (it depends on the machine's load).
  */
@@ -72,10 +72,14 @@ public final class StateSizeBenchmark {
       sizes = List.of(100_000, 1_000_000);
     }
     for (int n : sizes) {
-      Result now = measure(new CheetahFunction(D), FlowKeySerializer.TYPE, n);
+      Result now = measure(new CheetahOperator(D), FlowKeySerializer.TYPE, n);
       print("current", n, now);
       if (legacy) {
-        Result before = measure(new LegacyCheetahFunction(D), TypeInformation.of(FlowKey.class), n);
+        Result before =
+            measure(
+                new KeyedProcessOperator<>(new LegacyCheetahFunction(D)),
+                TypeInformation.of(FlowKey.class),
+                n);
         print("legacy", n, before);
         System.out.printf(
             Locale.ROOT,
@@ -128,11 +132,11 @@ public final class StateSizeBenchmark {
   }
 
   static Result measure(
-      KeyedProcessFunction<FlowKey, Flow, CheetahEvent> fn, TypeInformation<FlowKey> keys, int n)
+      OneInputStreamOperator<Flow, CheetahEvent> op, TypeInformation<FlowKey> keys, int n)
       throws Exception {
     Path dir = Files.createTempDirectory("cheetah-state-size");
     try (KeyedOneInputStreamOperatorTestHarness<FlowKey, Flow, CheetahEvent> h =
-        ProcessFunctionTestHarnesses.forKeyedProcessFunction(fn, Flow::key, keys)) {
+        new KeyedOneInputStreamOperatorTestHarness<>(op, Flow::key, keys)) {
       h.setCheckpointStorage(new FileSystemCheckpointStorage(dir.toUri()));
       h.open();
       h.processWatermark(T0);

@@ -76,21 +76,23 @@ public final class CheetahKeyStateSerializer extends TypeSerializerSingleton<Che
   }
 
   @Override
-  public void serialize(CheetahKeyState s, DataOutputView out) throws IOException {
-    Varints.writeUnsigned(out, s.pendingCount);
+  public void serialize(CheetahKeyState s, DataOutputView to) throws IOException {
+    Varints.Buffer out = new Varints.Buffer();
+    out.writeUnsigned(s.pendingCount);
     long[] p = s.pending;
     for (int i = 0; i < s.pendingCount; i++) {
       int o = i * CheetahKeyState.FIELDS;
       out.writeLong(p[o]);
-      Varints.writeSigned(out, p[o + 1] - p[o]);
-      Varints.writeSigned(out, p[o + 2]);
-      Varints.writeSigned(out, p[o + 3]);
-      Varints.writeSigned(out, p[o + 4]);
-      Varints.writeSigned(out, p[o + 5]);
+      out.writeSigned(p[o + 1] - p[o]);
+      out.writeSigned(p[o + 2]);
+      out.writeSigned(p[o + 3]);
+      out.writeSigned(p[o + 4]);
+      out.writeSigned(p[o + 5]);
     }
     StitchedFlow f = s.flow;
     if (f == null) {
       out.writeByte(0);
+      out.writeTo(to);
       return;
     }
     boolean hexId = isHexId(f.flowId);
@@ -98,23 +100,25 @@ public final class CheetahKeyStateSerializer extends TypeSerializerSingleton<Che
     if (hexId) {
       out.writeLong(Long.parseUnsignedLong(f.flowId, 16));
     } else {
-      out.writeUTF(f.flowId);
+      out.writeTo(to);
+      to.writeUTF(f.flowId);
     }
     out.writeLong(f.startMs);
-    Varints.writeSigned(out, f.endMs - f.startMs);
-    Varints.writeSigned(out, f.bytes);
-    Varints.writeSigned(out, f.packets);
-    Varints.writeSigned(out, f.records);
-    Varints.writeSigned(out, f.srcAs);
-    Varints.writeSigned(out, f.dstAs);
-    Varints.writeSigned(out, f.windowFirst);
-    Varints.writeUnsigned(out, f.window.length);
+    out.writeSigned(f.endMs - f.startMs);
+    out.writeSigned(f.bytes);
+    out.writeSigned(f.packets);
+    out.writeSigned(f.records);
+    out.writeSigned(f.srcAs);
+    out.writeSigned(f.dstAs);
+    out.writeSigned(f.windowFirst);
+    out.writeUnsigned(f.window.length);
     for (long b : f.window) {
-      Varints.writeSigned(out, b);
+      out.writeSigned(b);
     }
-    Varints.writeSigned(out, f.peakBytes);
-    Varints.writeSigned(out, f.peakIndex - f.windowFirst);
-    Varints.writeSigned(out, f.seq);
+    out.writeSigned(f.peakBytes);
+    out.writeSigned(f.peakIndex - f.windowFirst);
+    out.writeSigned(f.seq);
+    out.writeTo(to);
   }
 
   @Override

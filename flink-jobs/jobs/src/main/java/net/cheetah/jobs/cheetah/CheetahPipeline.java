@@ -37,8 +37,10 @@ public final class CheetahPipeline {
       DataStream<Flow> flows, Detection d) {
     return flows
         .keyBy(Flow::key, FlowKeySerializer.TYPE)
-        .process(new CheetahFunction(d))
-        .name("cheetahs: stitch + interval rule")
+        .transform(
+            "cheetahs: stitch + interval rule",
+            TypeInformation.of(CheetahEvent.class),
+            new CheetahOperator(d))
         .uid("cheetahs");
   }
 

@@ -56,15 +56,17 @@ public final class FlowKeySerializer extends TypeSerializerSingleton<FlowKey> {
   }
 
   @Override
-  public void serialize(FlowKey k, DataOutputView out) throws IOException {
+  public void serialize(FlowKey k, DataOutputView to) throws IOException {
+    Varints.Buffer out = new Varints.Buffer();
     int v4 = (isV4(k.exporter()) ? 1 : 0) | (isV4(k.src()) ? 2 : 0) | (isV4(k.dst()) ? 4 : 0);
     out.writeByte(v4);
     writeAddress(k.exporter(), (v4 & 1) != 0, out);
     writeAddress(k.src(), (v4 & 2) != 0, out);
     writeAddress(k.dst(), (v4 & 4) != 0, out);
-    Varints.writeSigned(out, k.srcPort());
-    Varints.writeSigned(out, k.dstPort());
-    Varints.writeSigned(out, k.proto());
+    out.writeSigned(k.srcPort());
+    out.writeSigned(k.dstPort());
+    out.writeSigned(k.proto());
+    out.writeTo(to);
   }
 
   @Override
@@ -104,7 +106,7 @@ public final class FlowKeySerializer extends TypeSerializerSingleton<FlowKey> {
     return a.hi() == 0 && (a.lo() & 0xFFFF_FFFF_0000_0000L) == V4_MAPPED_LO_PREFIX;
   }
 
-  private static void writeAddress(Address a, boolean v4, DataOutputView out) throws IOException {
+  private static void writeAddress(Address a, boolean v4, Varints.Buffer out) {
     if (v4) {
       out.writeInt((int) a.lo());
     } else {

@@ -20,7 +20,7 @@ import org.apache.flink.util.Collector;
 /**
  * The cheetah operator as it was before its state was packed (commit f457372): a StitchedFlow POJO,
  * a ListState of pending Flow records and one event-time timer per record. Not used by any job:
- * kept as the reference {@link CheetahFunction} must equal (CheetahFunctionEquivalenceTest) and
+ * kept as the reference {@link CheetahOperator} must equal (CheetahOperatorEquivalenceTest) and
  * whose state the state benchmark (flink-jobs/bench, StateSizeBenchmark) measures beside it.
  *
  * <p>Thin Flink shell around {@link CheetahDetector}. Records of a key are held until event time

@@ -11,14 +11,6 @@ import org.apache.flink.core.memory.DataOutputView;
 final class Varints {
   private Varints() {}
 
-  static void writeUnsigned(DataOutputView out, long v) throws IOException {
-    while ((v & ~0x7FL) != 0) {
-      out.writeByte((int) ((v & 0x7F) | 0x80));
-      v >>>= 7;
-    }
-    out.writeByte((int) v);
-  }
-
   static long readUnsigned(DataInputView in) throws IOException {
     long v = 0;
     for (int shift = 0; shift < 64; shift += 7) {
@@ -29,10 +21,6 @@ final class Varints {
       }
     }
     throw new IOException("malformed varint: more than 10 bytes");
-  }
-
-  static void writeSigned(DataOutputView out, long v) throws IOException {
-    writeUnsigned(out, (v << 1) ^ (v >> 63));
   }
 
   static long readSigned(DataInputView in) throws IOException {
@@ -46,5 +34,59 @@ final class Varints {
       throw new IOException("malformed state: " + v + " does not fit an int");
     }
     return (int) v;
+  }
+
+  /**
+   * Bytes of one value gathered in an array and handed to the output in one write: a checkpoint
+   * stream's {@code writeByte} is several calls deep per byte, and the operator's snapshots write
+   * every key and state entry this way (docs/BENCHMARKS.md, "Bottlenecks seen" 1).
+   */
+  static final class Buffer {
+    private byte[] b = new byte[128];
+    private int n;
+
+    private void room(int more) {
+      if (n + more > b.length) {
+        b = java.util.Arrays.copyOf(b, Math.max(2 * b.length, n + more));
+      }
+    }
+
+    void writeByte(int v) {
+      room(1);
+      b[n++] = (byte) v;
+    }
+
+    void writeInt(int v) {
+      room(4);
+      for (int s = 24; s >= 0; s -= 8) {
+        b[n++] = (byte) (v >>> s);
+      }
+    }
+
+    /** Big-endian, as {@link DataOutputView#writeLong}. */
+    void writeLong(long v) {
+      room(8);
+      for (int s = 56; s >= 0; s -= 8) {
+        b[n++] = (byte) (v >>> s);
+      }
+    }
+
+    void writeUnsigned(long v) {
+      room(10);
+      while ((v & ~0x7FL) != 0) {
+        b[n++] = (byte) ((v & 0x7F) | 0x80);
+        v >>>= 7;
+      }
+      b[n++] = (byte) v;
+    }
+
+    void writeSigned(long v) {
+      writeUnsigned((v << 1) ^ (v >> 63));
+    }
+
+    void writeTo(DataOutputView out) throws IOException {
+      out.write(b, 0, n);
+      n = 0;
+    }
   }
 }
