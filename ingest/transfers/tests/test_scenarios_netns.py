@@ -702,7 +702,7 @@ def test_a_small_window_over_a_long_path_is_named_by_the_prca(delay_path: DelayB
 # sustains alone, so without the hog the disk pair would not be slow.
 DISK_PATH_MBIT = 100
 DISK_RUNS = 3
-DISK_HOGS = 8  # dd loops, each rewriting HOG_FILE_MB in 1 MiB direct, synchronous writes
+DISK_HOGS = 16  # dd loops, each rewriting HOG_FILE_MB in 1 MiB direct, synchronous writes
 HOG_FILE_MB = 16
 # The hogs start this long before a transfer and stop this long after it: a transfer's start is
 # logged to the second (floored), and a sample is stamped to the second it was taken in, covering the
@@ -754,12 +754,13 @@ class DiskBed(Processes):
         self.hogs.clear()
 
 
-def io_ticks_ms(disk: str) -> int:
-    """The device's busy time so far (/proc/diskstats io_ticks: what sysstat's %util is made of)."""
+def diskstats(disk: str) -> tuple[int, int]:
+    """The device's busy time so far (ms; /proc/diskstats io_ticks: what sysstat's %util is made
+    of) and the sectors written to it."""
     for line in Path("/proc/diskstats").read_text().splitlines():
         f = line.split()
         if f[2] == disk:
-            return int(f[12])
+            return int(f[12]), int(f[9])
     raise AssertionError(f"{disk} is not in /proc/diskstats")
 
 
@@ -848,6 +849,7 @@ def test_a_receiver_whose_disk_is_saturated_is_named_by_the_prca(disk_bed: DiskB
 
     # Each transfer's disk use, read from /proc/diskstats around it: what the samples must show.
     util: dict[Pair, list[float]] = {DISK: [], DISK_PEER: []}
+    written: dict[Pair, list[float]] = {DISK: [], DISK_PEER: []}  # MB/s
     last: dict[Pair, float] = {}
     for i in range(DISK_RUNS):
         # The peer first: the hogs' writes may keep the VM's disk busy a moment after they stop.
@@ -858,11 +860,13 @@ def test_a_receiver_whose_disk_is_saturated_is_named_by_the_prca(disk_bed: DiskB
             if pair is DISK:
                 t.start_hogs(DISK)
                 time.sleep(HOG_LEAD_S)
-            busy, began = io_ticks_ms(t.disks[pair]), time.monotonic()
+            (busy, sectors), began = diskstats(t.disks[pair]), time.monotonic()
             last[pair] = time.time()
             done = subprocess.run(["ip", "netns", "exec", t.tx, "iperf3", "-c", pair.dst, "-B", pair.src, "-t",
                                    str(TRANSFER_SECONDS), "-J"], capture_output=True, text=True, timeout=60)
-            util[pair].append(100 * (io_ticks_ms(t.disks[pair]) - busy) / (1000 * (time.monotonic() - began)))
+            (busy_after, sectors_after), took = diskstats(t.disks[pair]), time.monotonic() - began
+            util[pair].append(100 * (busy_after - busy) / (1000 * took))
+            written[pair].append((sectors_after - sectors) * 512 / 1e6 / took)
             if pair is DISK:
                 time.sleep(HOG_TAIL_S)
                 assert all(h.poll() is None for h in t.hogs), (t.work / "hogs.log").read_text()
@@ -900,7 +904,8 @@ def test_a_receiver_whose_disk_is_saturated_is_named_by_the_prca(disk_bed: DiskB
                     for i in range(DISK_RUNS)] for pair, name in ((DISK, "disk"), (DISK_PEER, "peer"))}
     samples = read_csv(hosts)
     figures = (f"iperf3 Mbit/s {({p.dst: [round(r / 1e6, 1) for r in v] for p, v in rates.items()})}; "
-               f"/proc/diskstats util % {({p.dst: [round(u, 1) for u in v] for p, v in util.items()})}; "
+               f"/proc/diskstats util % {({p.dst: [round(u, 1) for u in v] for p, v in util.items()})}, "
+               f"MB/s written {({p.dst: [round(w) for w in v] for p, v in written.items()})}; "
                f"sysstat disk % {({p.dst: [r['disk_percent'] for r in samples if r['host'] == p.dst and r['disk_percent']] for p in rates})}")
     prca = read_csv(out / "prca.csv")
     (t.work / "figures.txt").write_text(f"{figures}\nprca {prca}\ncomparison {read_csv(out / 'comparison.csv')}\n")
