@@ -33,11 +33,11 @@ observations outside the forecast band and the PRCA reports. Scenarios:
   every disk each second; each receiver's disk (sadf --dev) is shipped `--as-host` its address.
   The PRCA must name "receiver disk" at what /proc/diskstats, read around each transfer, showed
   (within 5 points, both at least throughput.saturated-percent, 90), and not the peer, which has
-  the same settings. Measured in 6 runs (2026-11-26, load 10-70 on 2 cores, never idle): the disk
-  pair 15-26 Mbit/s with its disk 97-100 % busy (the PRCA: 98-99 %), the peer 74-94 Mbit/s at
-  39-59 %; in two runs broken on purpose, without the hogs, both pairs ran at 77-94 Mbit/s and the
+  the same settings. Measured in 7 runs (2026-11-26, load 10-70 on 2 cores, never idle): the disk
+  pair 15-46 Mbit/s (medians 18-36) with its disk 97-100 % busy (the PRCA: 98-99 %), the peer
+  74-94 Mbit/s at 39-62 %; in two runs broken on purpose, without the hogs, both pairs ran at 77-94 Mbit/s and the
   disk at 37-58 % (no report). With 8 hogs the disk pair made 25-67 Mbit/s, and once 65-92 (the
-  VM's disk absorbed them): 16 keep it near a fifth of the path. Passive and active agree on the
+  VM's disk absorbed them): 16 keep it under half the path. Passive and active agree on the
   peer (within 1.1 %), not on the disk pair (passive 30-38 % the larger with 3-s transfers, 5-19 %
   with 4-s ones): at a test's end its receiver has not read what its socket holds, which iperf3
   does not count.
