@@ -6,8 +6,9 @@
 #   pytest args       e.g. -k name -x, or a test file
 # Interpreter: .cheetah/venv/bin/python (CHEETAH_PYTHON overrides). One test runs real iperf3
 # (the pinned Debian package) over loopback; test_scenarios_netns.py runs iperf3 between network
-# namespaces (root), softflowd, nfcapd and `./cheetah throughput`, and over a user-space delay line
-# (about 2 minutes), and starts the embedded stack once (`cheetah up`, about a minute more).
+# namespaces (root), softflowd, nfcapd and `./cheetah throughput`, over a user-space delay line and
+# onto loop-device disks, one kept busy by dd writers (about 3 minutes), and starts the embedded
+# stack once (`cheetah up`, about a minute more).
 set -euo pipefail
 HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 ROOT="$(cd "$HERE/../.." && pwd)"

@@ -10,6 +10,11 @@ split (``cpu-load``, the ``all`` row), each disk's ``util-percent`` and each int
 - nic_percent = the busiest interface's ifutil-percent, loopback (``lo``) left out;
 - nic_bps = 0 (unknown: sadf reports no link speed).
 
+A disk's or interface's use a little over 100 (up to ``OVERSHOOT_PERCENT``) is taken as 100: sadf
+divides a busy time by an interval read at another moment, so a device busy the whole interval can
+show more (util-percent 100.2 and 100.4 were seen for a loop device kept busy by 16 writers, 1-s
+samples on a loaded machine). Anything above that is a bad number.
+
 A part that is missing from an entry (sadf run without ``-d``, or a host with no disk) is None
 ("not sampled"), never 0. An entry that cannot be read becomes a reject with a reason; it never
 stops the others. Times must be UTC (``"utc": 1``: sadf's default; ``sadf -t`` prints local times,
@@ -26,6 +31,7 @@ from typing import Any
 from .records import BadRecord, Parsed, host_sample, reject
 
 LOOPBACK = "lo"
+OVERSHOOT_PERCENT = 110.0  # a device's use up to this is read as 100 (see above)
 
 
 def parse_sysstat(text: str, source: str = "-") -> Parsed:
@@ -85,21 +91,25 @@ def sample(host: str, entry: Any) -> dict[str, Any]:
         cpu = round(100.0 - _percent(rows[0]["idle"], "cpu idle"), 2)
     disk = None
     if entry.get("disk"):
-        disk = max(_percent(d["util-percent"], f"disk {d.get('disk-device')} util-percent") for d in entry["disk"])
+        disk = max(_percent(d["util-percent"], f"disk {d.get('disk-device')} util-percent", OVERSHOOT_PERCENT)
+                   for d in entry["disk"])
     nic = None
     devs = [d for d in (entry.get("network") or {}).get("net-dev") or [] if d.get("iface") != LOOPBACK]
     if devs:
-        nic = max(_percent(d["ifutil-percent"], f"interface {d.get('iface')} ifutil-percent") for d in devs)
+        nic = max(_percent(d["ifutil-percent"], f"interface {d.get('iface')} ifutil-percent", OVERSHOOT_PERCENT)
+                  for d in devs)
     if cpu is None and disk is None and nic is None:
         raise BadRecord("no_utilisation", "neither cpu-load, disk nor net-dev: run sadf -j -- -u -d -n DEV -p")
     return host_sample(host, ms, cpu, disk, nic, 0.0)
 
 
-def _percent(value: Any, name: str) -> float:
+def _percent(value: Any, name: str, upto: float = 100.0) -> float:
+    """A percentage in 0..100; a value in (100, upto] (a device's use read over an interval) is 100."""
     if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value) \
-            or not 0 <= value <= 100:
-        raise BadRecord("bad_number", f"{name} must be a percentage in 0..100, got {value!r}")
-    return round(float(value), 2)
+            or not 0 <= value <= upto:
+        raise BadRecord("bad_number", f"{name} must be a percentage in 0..100, got {value!r}"
+                        + (f" (up to {upto:g} is read as 100)" if upto > 100 else ""))
+    return round(min(float(value), 100.0), 2)
 
 
 def _dump(value: Any) -> str:

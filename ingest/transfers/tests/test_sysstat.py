@@ -65,6 +65,16 @@ def test_a_part_sadf_did_not_print_is_not_sampled_rather_than_zero() -> None:
     assert (s["cpu_percent"], s["disk_percent"], s["nic_percent"]) == (86.8, None, None)
 
 
+def test_a_device_busy_a_little_over_the_whole_interval_is_busy_all_of_it() -> None:
+    """sadf printed util-percent 100.2 and 100.4 for a saturated loop device (1-s samples, loaded
+    machine): its busy time and its interval are two readings. Up to 110 reads as 100."""
+    e = _entry()
+    e["disk"][0]["util-percent"] = 100.4
+    e["network"]["net-dev"][3]["ifutil-percent"] = 110
+    (s,) = parse_sysstat(_doc(e), "sa").host_samples
+    assert (s["disk_percent"], s["nic_percent"]) == (100.0, 100.0)
+
+
 def _bad(mutate) -> dict:  # type: ignore[no-untyped-def]
     e = _entry()
     mutate(e)
@@ -76,6 +86,8 @@ def _bad(mutate) -> dict:  # type: ignore[no-untyped-def]
     (lambda e: e["timestamp"].update(time="25:61:00"), "bad_time", "25:61:00"),
     (lambda e: e["cpu-load"][0].update(idle=140), "bad_number", "cpu idle"),
     (lambda e: e["disk"][0].update({"util-percent": "x"}), "bad_number", "disk vda"),
+    (lambda e: e["disk"][0].update({"util-percent": 110.5}), "bad_number", "up to 110 is read as 100"),
+    (lambda e: e["network"]["net-dev"][3].update({"ifutil-percent": -0.1}), "bad_number", "interface eth0"),
     (lambda e: e["network"]["net-dev"][3].update({"ifutil-percent": None}), "bad_number", "interface eth0"),
     (lambda e: e.update({"cpu-load": [{"cpu": "0", "idle": 1}]}), "unexpected_layout", "no 'all' row"),
     (lambda e: [e.pop(k) for k in ("cpu-load", "disk", "network")], "no_utilisation", "-u -d -n DEV"),
