@@ -128,6 +128,12 @@ public final class JobWatch implements AutoCloseable {
 
   private void check(String name, Watched job) {
     JobStatus status = flink.status(job.id);
+    if (status == JobStatus.FAILING) {
+      // Its restart strategy gave up: the failure being handled ends the job, it is no restart,
+      // but the restart count may already include it (seen under load: "FAILED after 3
+      // restart(s)" with 2 allowed, and its cause missing). The next look sees FAILED.
+      return;
+    }
     boolean ended = status.isGloballyTerminalState();
     if (ended) {
       // The REST API caches a job for a few seconds: read it once it shows the end too.
