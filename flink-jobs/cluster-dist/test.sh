@@ -12,8 +12,8 @@
 #     collector's Kafka producer must ride through the leader election (acks=all, idempotent,
 #     retries spanning it; nothing lost, nothing doubled);
 #   - then, once every job runs all its tasks again, taskmanager-2 with SIGKILL: every job that had
-#     a task on it must restart (numRestarts one more than before the kill, read from the REST
-#     API), the jobs restoring over authenticated connections to the two brokers left.
+#     a task on it must restart (numRestarts at least one more than just before the kill, REST
+#     API), the jobs restoring over authenticated connections, one broker still down.
 #   Then cluster up to start both again (from their recorded commands), cluster security-check
 #   (unauthenticated clients refused, the adapters' principal cannot write redirects.commands.v1,
 #   the brokers hold exactly the chart's ACLs), then an operator's ./cheetah guard set and list
