@@ -1,26 +1,27 @@
 #!/usr/bin/env bash
 # The cluster's fault tests: ./cheetah cluster (three brokers, a JobManager, two TaskManagers, the
 # warehouse and goflow2, each a process on 127.0.0.1) with the demo's NetFlow workload and truth
-# check, once per case. Each case: up on a fresh data directory (free ports), cluster demo with a
-# fault, status, down (every process must be gone afterwards); passes only if the demo's every check
-# passed.
-# - broker: the broker leading the flows.goflow2.v1 partition goflow2 writes to (--kill kafka-leader)
-#   killed with SIGKILL while NetFlow flows: the collector's Kafka producer must ride through the
-#   leader election (acks=all, idempotent, retries spanning it; nothing lost, nothing doubled).
-# - secure: up --secure (TLS on every listener, SCRAM, one principal per component with the ACLs of
-#   schemas/topics.yaml; docs/DEPLOY.md, "Security"), the demo with a TaskManager killed with SIGKILL
-#   while NetFlow flows (every job that had a task on it must restart, numRestarts read from the REST
-#   API; the jobs restore over authenticated connections), cluster up to start it again, then
-#   cluster security-check
+# check, once per case. Each case: up on a fresh data directory (free ports), cluster demo with its
+# faults, status, down (every process must be gone afterwards); passes only if the demo's every
+# check passed.
+# - secure (the default suite's one case, one cluster for both faults: each case costs about five
+#   minutes of CI): up --secure (TLS on every listener, SCRAM, one principal per component with the
+#   ACLs of schemas/topics.yaml; docs/DEPLOY.md, "Security"), then the demo with two kills while
+#   NetFlow flows (cluster demo --kill kafka-leader --kill taskmanager-2 --kill-at-records 15000):
+#   - first the broker leading the flows.goflow2.v1 partition goflow2 writes to, with SIGKILL: the
+#     collector's Kafka producer must ride through the leader election (acks=all, idempotent,
+#     retries spanning it; nothing lost, nothing doubled);
+#   - then, once every job runs all its tasks again, taskmanager-2 with SIGKILL: every job that had
+#     a task on it must restart (numRestarts at least one more than just before the kill, REST
+#     API), the jobs restoring over authenticated connections, one broker still down.
+#   Then cluster up to start both again (from their recorded commands), cluster security-check
 #   (unauthenticated clients refused, the adapters' principal cannot write redirects.commands.v1,
-#   the brokers hold exactly the chart's ACLs), then an operator's ./cheetah guard set and list with
-#   the jobs' configuration (connecting as the redirect authority).
-# - taskmanager (only with --only taskmanager or --all): the TaskManager kill without security. The
-#   default suite leaves it out: the secure case kills the same TaskManager, and each case costs
-#   about five minutes of CI.
+#   the brokers hold exactly the chart's ACLs), then an operator's ./cheetah guard set and list
+#   with the jobs' configuration (connecting as the redirect authority).
+# - broker, taskmanager (only with --only or --all): each kill alone, without security.
 # Usage: test.sh [--report-dir DIR] [--only taskmanager|broker|secure | --all] [cluster demo options...]
-#   --report-dir DIR  write DIR/cluster.xml (JUnit, one case per fault) for ./cheetah test
-#   --only WHAT       run one case (default: broker and secure; --all: the three)
+#   --report-dir DIR  write DIR/cluster.xml (JUnit, one case per case run) for ./cheetah test
+#   --only WHAT       run one case (default: secure; --all: the three)
 # Needs ./cheetah setup (the distributions' jars, the shaded job jar, goflow2, the venv).
 # Logs: each case's under its data directory, kept when it fails (printed).
 set -uo pipefail
@@ -39,11 +40,10 @@ while [ $# -gt 0 ]; do
 done
 faults=()
 case "$only" in
-  "") faults=(kafka-leader secure) ;;
+  ""|secure) faults=(secure) ;;
   all) faults=(taskmanager-2 kafka-leader secure) ;;
   taskmanager) faults=(taskmanager-2) ;;
   broker) faults=(kafka-leader) ;;
-  secure) faults=(secure) ;;
   *) echo "test.sh: --only taskmanager|broker|secure, not '$only'" >&2; exit 2 ;;
 esac
 
@@ -56,16 +56,23 @@ run_case() {
   local log="$data.log"
   {
     local up=() demo=(--kill "$fault")
-    if [ "$fault" = secure ]; then up=(--secure); demo=(--kill taskmanager-2); fi
+    # Both kills inside the export's ~15 s: the broker's once 15,000 records are in Kafka, the
+    # TaskManager's as soon as the jobs run again (records reach Kafka late until the partition
+    # has its new leader, so a later mark would come after the export).
+    if [ "$fault" = secure ]; then
+      up=(--secure)
+      demo=(--kill kafka-leader --kill taskmanager-2 --kill-at-records 15000)
+    fi
     echo "== $fault: cluster up ${up[*]} (data $data)"
     "$ROOT/cheetah" cluster up --free-ports "${up[@]}" --set "data-dir=$data" || rc=$?
     if [ "$rc" -eq 0 ]; then
       echo "== $fault: cluster demo ${demo[*]}"
       "$ROOT/cheetah" cluster demo --set "data-dir=$data" "${demo[@]}" "$@" || rc=$?
       if [ "$fault" = secure ]; then
-        # The killed TaskManager comes back with up (what an operator runs after a crash): the
-        # checks below want the whole cluster, and a restart from the recorded command is tested.
-        echo "== $fault: cluster up (starts the killed taskmanager-2 again)"
+        # The killed broker and TaskManager come back with up (what an operator runs after a
+        # crash): the checks below want the whole cluster, and a restart from the recorded
+        # commands is tested.
+        echo "== $fault: cluster up (starts the killed broker and taskmanager-2 again)"
         "$ROOT/cheetah" cluster up --set "data-dir=$data" || rc=$((rc ? rc : 1))
         echo "== $fault: cluster security-check"
         "$ROOT/cheetah" cluster security-check --set "data-dir=$data" || rc=$((rc ? rc : 1))
@@ -99,7 +106,7 @@ args=() failed=0
 for f in "${faults[@]}"; do
   run_case "$f" "$@"
   if [ "$f" = secure ]; then
-    args+=("secure_kafka_demo_kill_taskmanager_2_and_refusals" "$CASE_RC" "$CASE_LOG")
+    args+=("secure_kafka_demo_kill_leader_broker_then_taskmanager_2_and_refusals" "$CASE_RC" "$CASE_LOG")
   else
     args+=("kill_${f//-/_}_mid_export" "$CASE_RC" "$CASE_LOG")
   fi

@@ -80,12 +80,16 @@ final class Cluster {
     return ClusterState.load(dir);
   }
 
+  /** The state of a cluster that was started, whatever of it runs now. */
+  ClusterState requireState() throws IOException {
+    return state()
+        .orElseThrow(
+            () -> new IllegalStateException("no cluster at " + dir + ": ./cheetah cluster up"));
+  }
+
   /** The state of a cluster that runs; says how to start it otherwise. */
   ClusterState requireUp() throws IOException {
-    ClusterState s =
-        state()
-            .orElseThrow(
-                () -> new IllegalStateException("no cluster at " + dir + ": ./cheetah cluster up"));
+    ClusterState s = requireState();
     List<String> dead =
         s.processes().stream().filter(p -> !p.alive()).map(ClusterState.Proc::name).toList();
     if (!dead.isEmpty()) {
@@ -1006,9 +1010,12 @@ final class Cluster {
     s.put(p.get().stopped());
   }
 
-  /** Sends SIGKILL to one process of the cluster, as a crash would end it. */
+  /**
+   * Sends SIGKILL to one process of the cluster, as a crash would end it; other processes may be
+   * dead already (a second fault).
+   */
   void kill(String name) throws IOException {
-    ClusterState s = requireUp();
+    ClusterState s = requireState();
     ClusterState.Proc p =
         s.process(name)
             .orElseThrow(
@@ -1020,6 +1027,9 @@ final class Cluster {
                             + String.join(
                                 ", ", s.processes().stream().map(ClusterState.Proc::name).toList())
                             + ")"));
+    if (!p.alive()) {
+      throw new IllegalStateException(name + " is not running: ./cheetah cluster up starts it");
+    }
     say.accept("kill -9 " + name + " (pid " + p.pid() + ")");
     p.handle().kill();
     p.handle().awaitExit(Duration.ofSeconds(30));
