@@ -94,29 +94,17 @@ final class DueIndex<K> {
         o[i] = ((b.dues[i] - start) << 32) | i;
       }
       Arrays.sort(o, 0, n);
-      // Copy out first: the sink may add entries to a new bucket of this id (due after the
-      // watermark), and the kept ones are added back after it.
+      // b is out of the map: what the sink adds goes to a new bucket, and only add() runs
+      // meanwhile, so b and the order stay as they are for the entries kept after it.
       Object[] keys = b.keys;
       long[] dues = b.dues;
       int due = 0;
       while (due < n && dues[(int) o[due]] <= watermark) {
+        sink.due((K) keys[(int) o[due]], dues[(int) o[due]]);
         due++;
       }
-      long[] rest = new long[n - due];
-      Object[] restKeys = new Object[n - due];
       for (int j = due; j < n; j++) {
-        rest[j - due] = dues[(int) o[j]];
-        restKeys[j - due] = keys[(int) o[j]];
-      }
-      int[] take = new int[due];
-      for (int j = 0; j < due; j++) {
-        take[j] = (int) o[j];
-      }
-      for (int j = 0; j < due; j++) {
-        sink.due((K) keys[take[j]], dues[take[j]]);
-      }
-      for (int j = 0; j < rest.length; j++) {
-        add((K) restKeys[j], rest[j]);
+        add((K) keys[(int) o[j]], dues[(int) o[j]]);
       }
       if (id == last) {
         return; // entries added to this bucket meanwhile are due after the watermark
