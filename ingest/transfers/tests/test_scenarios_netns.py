@@ -30,23 +30,25 @@ settings (THROUGHPUT_SETTINGS). Scenarios:
 - disk (its own test bed): a receiver whose disk is saturated. Each of two peer
   pairs' receivers writes what it receives (`iperf3 -s -F`) to its own disk: an ext4 image on a loop
   device doing direct I/O onto the VM's disk (the kernel here has no device-mapper, so no
-  dm-delay), mounted -o sync. Both pairs are shaped to DISK_PATH_MBIT, which such a disk sustains
-  alone; during the disk pair's transfers (from HOG_LEAD_S before to HOG_TAIL_S after) DISK_HOGS
-  `dd oflag=direct,sync` writers, a backup job say, keep its receiver's disk busy. sadc samples
-  every disk each second; each receiver's disk (sadf --dev) is shipped `--as-host` its address.
+  dm-delay), mounted -o sync. Each receiver's writers run in a blkio cgroup throttled to
+  DISK_MBYTES_S on the VM's disk, so each disk is one of that bandwidth whatever the VM host's
+  disk does (unthrottled, CI's absorbed 16 writers once and the disk pair was not slow). Both
+  pairs are shaped to DISK_PATH_MBIT, which such a disk sustains alone; during the disk pair's
+  transfers (from HOG_LEAD_S before to HOG_TAIL_S after) DISK_HOGS `dd oflag=direct,sync`
+  writers, a backup job say, keep its receiver's disk busy. sadc samples every disk each second;
+  each receiver's disk (sadf --dev) is shipped `--as-host` its address.
   The PRCA must name "receiver disk" at what /proc/diskstats, read around each transfer, showed
   (within 5 points, both at least throughput.saturated-percent, 90), and not the peer, which has
-  the same settings. Measured in 7 runs (2026-11-26, load 10-70 on 2 cores, never idle): the disk
-  pair 15-46 Mbit/s (medians 18-36) with its disk 97-100 % busy (the PRCA: 98-99 %), the peer
-  74-94 Mbit/s at 39-62 %; in two runs broken on purpose, without the hogs, both pairs ran at 77-94 Mbit/s and the
-  disk at 37-58 % (no report). With 8 hogs the disk pair made 25-67 Mbit/s, and once 65-92 (the
-  VM's disk absorbed them): 16 keep it under half the path. Passive and active agree on the
-  peer (within 1.1 %), not on the disk pair (passive 30-38 % the larger with 3-s transfers, 5-19 %
-  with 4-s ones): at a test's end its receiver has not read what its socket holds, which iperf3
-  does not count.
+  the same settings. Measured with the throttle (2026-11-27, load 1-3): the disk pair 5.6-6.1
+  Mbit/s with its disk 99.9 % busy writing 25 MB/s, the peer 95 Mbit/s at 22-29 %; broken on
+  purpose, without the hogs, both pairs ran at 95 Mbit/s (no report). Before the throttle (7
+  runs, load 10-70, 16 hogs) the disk pair made 15-46 Mbit/s at 97-100 %. Passive and active
+  agree on the peer (within 1.1 %), not on the disk pair (passive 30-38 % the larger with 3-s
+  transfers, 5-19 % with 4-s ones): at a test's end its receiver has not read what its socket
+  holds, which iperf3 does not count.
   A simpler attempt kept the receiver's disk 56-80 % busy at most (the one writer also receives);
-  a blkio throttle on the loop device hides the wait above the device, and one on the VM's disk
-  does not hold the loop device's direct I/O back. Live, the samples go to the stack before the
+  a blkio throttle on the loop device itself hides the wait above the device (it looks idle),
+  where the one on the VM's disk holds requests the loop device has taken (it looks busy). Live, the samples go to the stack before the
   logs: the job judges a transfer that comes after event time passed its end at once, with the
   samples it has by then; passive and active are compared live on the peer only.
 
@@ -146,10 +148,11 @@ class Processes:
     work: Path
     processes: list[subprocess.Popen[bytes]]
 
-    def start(self, name: str, ns: str, *argv: str) -> subprocess.Popen[bytes]:
+    def start(self, name: str, ns: str, *argv: str, cgroup: Path | None = None) -> subprocess.Popen[bytes]:
+        """``cgroup``: a blkio cgroup (v1) the process runs in from its start."""
         log = open(self.work / f"{name}.log", "wb")
         p = subprocess.Popen(["ip", "netns", "exec", ns, *argv], stdout=log, stderr=subprocess.STDOUT,
-                             env={**os.environ, "TZ": "UTC"})
+                             env={**os.environ, "TZ": "UTC"}, preexec_fn=cgroup and (lambda: join_cgroup(cgroup)))
         self.processes.append(p)
         return p
 
@@ -776,13 +779,18 @@ def test_a_small_window_over_a_long_path_is_named_by_the_prca(delay_path: DelayB
 # The disk scenario: each receiver writes what it receives to its own disk (iperf3 -s -F), an ext4
 # image on a loop device mounted -o sync (every write reaches the device before iperf3 reads on);
 # the loop device does direct I/O onto the VM's disk, so its requests take a real disk's time.
+# Each receiver's disk writes at most DISK_MBYTES_S: its writers run in a blkio cgroup throttled
+# at that rate on the VM's disk (the loop device's direct I/O is charged to the writer), so the
+# loop device stays busy while its requests wait, as a slow disk's would. Without that, how slow
+# the disk is was the VM host's to decide: in CI once the hogs did not slow the receiver at all.
 # While the disk pair transfers, DISK_HOGS writers (a backup job, say) keep that receiver's disk
-# busy; its peer's disk has no hog. Both pairs are shaped to DISK_PATH_MBIT, a rate the sync disk
-# sustains alone, so without the hog the disk pair would not be slow.
+# busy; its peer's disk has no hog. Both pairs are shaped to DISK_PATH_MBIT, a rate the disk
+# sustains alone (DISK_MBYTES_S is twice it), so without the hog the disk pair would not be slow.
 DISK_PATH_MBIT = 100
+DISK_MBYTES_S = 25
 DISK_RUNS = 3
 DISK_TRANSFER_SECONDS = 3  # the rates are compared with each other, not with the path's within a few %
-DISK_HOGS = 16  # dd loops, each rewriting HOG_FILE_MB in 1 MiB direct, synchronous writes
+DISK_HOGS = 4  # dd loops, each rewriting HOG_FILE_MB in 1 MiB direct, synchronous writes
 HOG_FILE_MB = 16
 # The hogs start this long before a transfer and stop this long after it: a transfer's start is
 # logged to the second (floored), and a sample is stamped to the second it was taken in, covering the
@@ -802,6 +810,7 @@ class DiskBed(Processes):
     ctl: str
     disks: dict[Pair, str] = field(default_factory=dict)  # a receiver's loop device (loopN)
     mounts: dict[Pair, Path] = field(default_factory=dict)
+    cgroups: dict[Pair, Path] = field(default_factory=dict)  # a receiver's writers' blkio cgroup
     processes: list[subprocess.Popen[bytes]] = field(default_factory=list)
     hogs: list[subprocess.Popen[bytes]] = field(default_factory=list)
 
@@ -811,8 +820,12 @@ class DiskBed(Processes):
                     "oflag=direct,sync conv=notrunc status=none || exit 1; done")
             # Its own process group: stopped with its dd by the group's id. At the default priority
             # whatever the test runner's: a writer woken late leaves the disk idle meanwhile.
-            self.hogs.append(subprocess.Popen(["sh", "-c", loop], start_new_session=True,
-                                              preexec_fn=lambda: os.setpriority(os.PRIO_PROCESS, 0, 0),
+            cgroup = self.cgroups[pair]
+
+            def hog_start() -> None:
+                os.setpriority(os.PRIO_PROCESS, 0, 0)
+                join_cgroup(cgroup)
+            self.hogs.append(subprocess.Popen(["sh", "-c", loop], start_new_session=True, preexec_fn=hog_start,
                                               stderr=open(self.work / "hogs.log", "ab")))
 
     def stop_hogs(self) -> None:
@@ -844,6 +857,35 @@ def diskstats(disk: str) -> tuple[int, int]:
     raise AssertionError(f"{disk} is not in /proc/diskstats")
 
 
+BLKIO = Path("/sys/fs/cgroup/blkio")
+
+
+def join_cgroup(cgroup: Path) -> None:
+    """Moves the calling process into ``cgroup`` (its children follow)."""
+    (cgroup / "cgroup.procs").write_text(str(os.getpid()))
+
+
+def whole_disk(path: Path) -> str:
+    """major:minor of the disk holding ``path`` (a partition's disk: throttles are per disk)."""
+    st = os.stat(path)
+    dev = Path(f"/sys/dev/block/{os.major(st.st_dev)}:{os.minor(st.st_dev)}").resolve()
+    assert dev.exists(), f"{path} is not on a block device ({os.major(st.st_dev)}:{os.minor(st.st_dev)})"
+    if (dev / "partition").exists():
+        dev = dev.parent
+    return (dev / "dev").read_text().strip()
+
+
+def remove_cgroup(cgroup: Path) -> None:
+    end = time.monotonic() + 30
+    while cgroup.exists():
+        try:
+            cgroup.rmdir()
+        except OSError:  # busy until its last process has exited
+            if time.monotonic() > end:
+                raise
+            time.sleep(0.1)
+
+
 SADC = next((p for p in ("/usr/lib/sysstat/sadc", "/usr/lib64/sa/sadc") if os.path.exists(p)), "")
 
 
@@ -854,10 +896,16 @@ def disk_bed(tmp_path: Path) -> Iterator[DiskBed]:
         assert shutil.which(tool), f"{tool} is not installed (./cheetah setup installs it)"
     assert SADC, "sysstat's sadc is not installed (./cheetah setup installs sysstat)"
     assert os.geteuid() == 0, "network namespaces and loop devices need root"
+    assert (BLKIO / "blkio.throttle.write_bps_device").exists(), f"no blkio cgroup (v1) at {BLKIO}"
     tag = f"{os.getpid() % 100000}"
     t = DiskBed(tx=f"cthdt{tag}", rx=f"cthdr{tag}", veth=f"vdk{tag}", work=tmp_path, ctl=f"/tmp/sd{tag}")
     try:
         for pair, name in ((DISK, "disk"), (DISK_PEER, "peer")):
+            cgroup = BLKIO / f"cheetah-disk-{tag}-{name}"
+            cgroup.mkdir()
+            t.cgroups[pair] = cgroup
+            (cgroup / "blkio.throttle.write_bps_device").write_text(
+                f"{whole_disk(t.work)} {DISK_MBYTES_S * 1_000_000}")
             image = t.work / f"{name}.img"
             with open(image, "wb") as f:
                 f.truncate(DISK_IMAGE_MB << 20)
@@ -900,6 +948,8 @@ def disk_bed(tmp_path: Path) -> Iterator[DiskBed]:
             subprocess.run(["umount", str(mnt)], capture_output=True, timeout=60)
         for disk in t.disks.values():  # only the devices this bed set up
             subprocess.run(["losetup", "-d", f"/dev/{disk}"], capture_output=True, timeout=30)
+        for cgroup in t.cgroups.values():
+            remove_cgroup(cgroup)
         Path(t.ctl).unlink(missing_ok=True)
 
 
@@ -912,7 +962,7 @@ def test_a_receiver_whose_disk_is_saturated_is_named_by_the_prca(disk_bed: DiskB
     for pair in (DISK, DISK_PEER):
         name = f"iperf3-server-{pair.dst}"
         server = t.start(name, t.rx, "iperf3", "-s", "-B", pair.dst, "-p", "5201", "--forceflush", "-F",
-                         str(t.mounts[pair] / "received"))
+                         str(t.mounts[pair] / "received"), cgroup=t.cgroups[pair])
         t.await_log(name, "Server listening on 5201", server)
     await_usable(stack)
     capd, softflowd, relay = start_export(t, t.veth, t.ctl, archive, stack)
