@@ -214,9 +214,14 @@ run_state() {
 run_latency() {
   local cp; cp="$(bench_cp)"
   case " $* " in *" --help "* | *" -h "*) ;; *) machine ;; esac
+  # The emulated probe producer lingers as the probe's cheetah-event producer does (its source
+  # is where that value lives); a --probe-linger-ms given here comes later and wins.
+  local linger
+  linger="$(sed -n 's/^#define CHEETAH_LINGER_MS "\([0-9]*\)".*/\1/p' "$ROOT/ingest/probe/src/kafka_export.c")"
+  [ -n "$linger" ] || die "no CHEETAH_LINGER_MS in ingest/probe/src/kafka_export.c"
   say "latency: the stack's jobs on an in-JVM broker and MiniCluster, fed live"
   "${JVM[@]}" -Dlog4j2.configurationFile="$BENCH/log4j2-bench.xml" -cp "$cp" \
-    net.cheetah.bench.LatencyBenchmark "$@"
+    net.cheetah.bench.LatencyBenchmark --probe-linger-ms "$linger" "$@"
   printf '       load %s | %s\n' "$(load)" "flink-jobs/bench/run.sh latency $*"
 }
 

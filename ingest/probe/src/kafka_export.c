@@ -12,9 +12,17 @@
 #include "cheetah/v1/thresholds.pb-c.h"
 #include "topics.h" /* generated from schemas/topics.yaml */
 
+/* Cheetah events are what a redirect waits for: they go through a producer of
+ * their own that sends each at once. Everything else (flights, bins, packet
+ * summaries, counters: many records, nobody waits on one) is batched for up
+ * to BULK_LINGER_MS. Two producers, because librdkafka's linger is per
+ * producer. */
+#define BULK_LINGER_MS "50"
+#define CHEETAH_LINGER_MS "0"
+
 struct kafka_export {
 	const struct probe_options *o;
-	rd_kafka_t *producer, *consumer;
+	rd_kafka_t *producer, *urgent, *consumer; /* urgent: cheetahs.v1 only */
 	rd_kafka_topic_t *cheetahs, *flights, *bins, *packets, *counters;
 	struct link_threshold *thr;
 	struct kafka_counters n;
@@ -87,13 +95,13 @@ static int set_file(rd_kafka_conf_t *c, const char *path)
 	return rc;
 }
 
-static rd_kafka_t *make_producer(struct kafka_export *k)
+static rd_kafka_t *make_producer(struct kafka_export *k, const char *linger_ms)
 {
 	char queue[32], err[512];
 	snprintf(queue, sizeof queue, "%u", k->o->kafka_queue);
 	rd_kafka_conf_t *c = rd_kafka_conf_new();
 	if (set(c, "bootstrap.servers", k->o->kafka) || set(c, "compression.codec", k->o->compression) ||
-	    set(c, "linger.ms", "50") || set(c, "batch.num.messages", "10000") ||
+	    set(c, "linger.ms", linger_ms) || set(c, "batch.num.messages", "10000") ||
 	    set(c, "queue.buffering.max.messages", queue) || set(c, "message.timeout.ms", "60000") ||
 	    set(c, "reconnect.backoff.ms", "100") || set(c, "reconnect.backoff.max.ms", "1000") ||
 	    set(c, "acks", "all") || set(c, "client.id", k->o->probe_id) || set_file(c, k->o->kafka_config)) {
@@ -156,17 +164,29 @@ struct kafka_export *kafka_export_open(const struct probe_options *o, struct lin
 	k->o = o;
 	k->thr = thr;
 	k->n.threshold_version = -1;
-	if (!(k->producer = make_producer(k)) || !(k->consumer = make_consumer(k))) {
+	if (!(k->producer = make_producer(k, BULK_LINGER_MS)) || !(k->urgent = make_producer(k, CHEETAH_LINGER_MS)) ||
+	    !(k->consumer = make_consumer(k))) {
+		if (k->producer)
+			rd_kafka_destroy(k->producer);
+		if (k->urgent)
+			rd_kafka_destroy(k->urgent);
 		free(k);
 		return NULL;
 	}
-	k->cheetahs = rd_kafka_topic_new(k->producer, TOPIC_CHEETAHS, NULL);
+	k->cheetahs = rd_kafka_topic_new(k->urgent, TOPIC_CHEETAHS, NULL);
 	k->flights = rd_kafka_topic_new(k->producer, TOPIC_PROBE_FLIGHTS, NULL);
 	k->bins = rd_kafka_topic_new(k->producer, TOPIC_PROBE_BINS, NULL);
 	k->packets = rd_kafka_topic_new(k->producer, TOPIC_PROBE_PACKETS, NULL);
 	k->counters = rd_kafka_topic_new(k->producer, TOPIC_PROBE_COUNTERS, NULL);
 	assign_thresholds(k);
 	return k;
+}
+
+/* Delivery reports of both producers (they count into k->n). */
+static void poll_producers(struct kafka_export *k)
+{
+	rd_kafka_poll(k->urgent, 0);
+	rd_kafka_poll(k->producer, 0);
 }
 
 static void produce(struct kafka_export *k, rd_kafka_topic_t *t, const char *key, void *buf, size_t len)
@@ -269,7 +289,7 @@ void kafka_export_event(struct kafka_export *k, const struct probe_event *ev)
 	case EV_PACKET: send_packet(k, ev, id); break;
 	default: break;
 	}
-	rd_kafka_poll(k->producer, 0);
+	poll_producers(k);
 }
 
 void kafka_export_bin(struct kafka_export *k, const struct merged_bin *b)
@@ -330,7 +350,7 @@ void kafka_export_probe_counters(struct kafka_export *k, const struct live_count
 	m.threshold_version = thr.version;
 	m.threshold_bps = thr.rate_bps;
 	PACK(k, k->counters, k->o->probe_id, &m, cheetah__v1__probe_counters);
-	rd_kafka_poll(k->producer, 0);
+	poll_producers(k);
 }
 
 static void apply_threshold(struct kafka_export *k, const rd_kafka_message_t *msg)
@@ -369,7 +389,7 @@ static void apply_threshold(struct kafka_export *k, const rd_kafka_message_t *ms
 
 void kafka_export_poll(struct kafka_export *k)
 {
-	rd_kafka_poll(k->producer, 0);
+	poll_producers(k);
 	if (!k->thresholds_assigned) {
 		assign_thresholds(k);
 		return;
@@ -423,10 +443,19 @@ const struct kafka_counters *kafka_export_counters(const struct kafka_export *k)
 
 void kafka_export_close(struct kafka_export *k, int timeout_ms, struct kafka_counters *out)
 {
-	rd_kafka_flush(k->producer, timeout_ms);
+	/* Both drain at once (each has its own threads); the second flush gets
+	 * what is left of timeout_ms. */
+	struct timespec t0, t;
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	rd_kafka_flush(k->urgent, timeout_ms);
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	long spent = (t.tv_sec - t0.tv_sec) * 1000 + (t.tv_nsec - t0.tv_nsec) / 1000000;
+	rd_kafka_flush(k->producer, spent < timeout_ms ? (int)(timeout_ms - spent) : 0);
 	/* Whatever is still queued now will not be delivered: purge it so its
 	 * delivery reports count it as failed. */
+	rd_kafka_purge(k->urgent, RD_KAFKA_PURGE_F_QUEUE | RD_KAFKA_PURGE_F_INFLIGHT);
 	rd_kafka_purge(k->producer, RD_KAFKA_PURGE_F_QUEUE | RD_KAFKA_PURGE_F_INFLIGHT);
+	rd_kafka_poll(k->urgent, 100);
 	rd_kafka_poll(k->producer, 100);
 	rd_kafka_topic_destroy(k->cheetahs);
 	rd_kafka_topic_destroy(k->flights);
@@ -435,6 +464,7 @@ void kafka_export_close(struct kafka_export *k, int timeout_ms, struct kafka_cou
 	rd_kafka_topic_destroy(k->counters);
 	rd_kafka_consumer_close(k->consumer);
 	rd_kafka_destroy(k->consumer);
+	rd_kafka_destroy(k->urgent);
 	rd_kafka_destroy(k->producer);
 	if (out)
 		*out = k->n;

@@ -1,6 +1,7 @@
 /* Kafka side of the probe (librdkafka): cheetahs.v1, probe.flights.v1,
  * probe.bins.v1 and probe.packets.v1 as protobuf (schemas/cheetah/v1), in
- * compressed batches through a bounded queue; R per link from thresholds.v1.
+ * compressed batches through a bounded queue (cheetah events through a
+ * producer of their own, sent at once); R per link from thresholds.v1.
  * When Kafka is away the queue fills, the overflow is counted as
  * undeliverable, and librdkafka keeps reconnecting. */
 #ifndef PROBE_KAFKA_EXPORT_H

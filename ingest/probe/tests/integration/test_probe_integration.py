@@ -1,16 +1,21 @@
 """The probe against real parts: a generated pcap through net_pcap into a
 broker, R taken from thresholds.v1, and live captures (net_af_packet on a veth
 fed by tcpreplay from another network namespace), one with 2 workers behind
-the distributor, one while the broker stops and restarts."""
+the distributor, one while the broker stops and restarts, one timing when each
+cheetah event reaches the broker."""
 
 from __future__ import annotations
 
 import json
 import os
+import statistics
 import subprocess
+import threading
+import time
 from pathlib import Path
 from types import ModuleType
 
+from confluent_kafka import Consumer, TopicPartition
 from conftest import TOPIC, Broker, five_tuple, make_trace, read_topic, start_broker
 
 R = 50e6
@@ -298,3 +303,72 @@ def test_live_af_packet_on_veth_with_broker_restart(pb: ModuleType, probe_bin: P
         kill_if_running(probe)
         veth.close()
         broker.stop()
+
+
+def test_live_cheetah_events_reach_the_broker_at_once(pb: ModuleType, probe_bin: Path, tracegen_bin: Path,
+                                                     tmp_path: Path) -> None:
+    """A redirect waits for the cheetah event: it must not wait in the producer's batch. Each
+    record's Kafka timestamp is when the probe handed it to librdkafka (CreateTime); a consumer
+    reading at the same time notes when it arrives. Link bins go through the batching producer
+    (linger 50 ms) and serve as the control: the same measurement sees their linger."""
+    live_r = 5e6
+    pcap, truth = make_trace(tracegen_bin, tmp_path, scale=0.003, seconds=6, rate_threshold=live_r, link_bps=1e9,
+                             seed=17, cheetahs=12)
+    broker = start_broker(tmp_path / "kafka")
+    veth = VethPair()
+    probe = None
+    seen: list[tuple[str, int, float]] = []  # topic, CreateTime ms, arrival ms
+    stop = threading.Event()
+    c = Consumer({"bootstrap.servers": broker.bootstrap, "group.id": "latency", "enable.auto.commit": False,
+                  "fetch.wait.max.ms": 10})
+    reader = None
+    try:
+        topics = (TOPIC["cheetahs"], TOPIC["probe_bins"])
+        md = c.list_topics(timeout=10)
+        c.assign([TopicPartition(t, p, 0) for t in topics for p in md.topics[t].partitions])
+        c.poll(1.0)  # connected and fetching before anything is produced
+
+        def consume() -> None:
+            while not stop.is_set():
+                msg = c.poll(0.05)
+                if msg is not None and not msg.error():
+                    seen.append((msg.topic(), msg.timestamp()[1], time.time() * 1000))
+        reader = threading.Thread(target=consume)
+        reader.start()
+
+        out = tmp_path / "run"
+        out.mkdir()
+        probe = subprocess.Popen([str(probe_bin), "--iface", veth.a, "--kafka", broker.bootstrap, "--out", str(out),
+                                  "--rate-threshold", str(live_r)], stderr=subprocess.PIPE, text=True)
+        assert probe.stderr is not None
+        first = probe.stderr.readline()
+        assert "ready, capturing" in first, first
+        subprocess.run(["ip", "netns", "exec", veth.ns, "tcpreplay", "-q", "-i", veth.b, str(pcap)], check=True,
+                       capture_output=True, timeout=120)
+        time.sleep(1.0)  # the last ENDs are sent when their flows go idle
+        probe.terminate()
+        rest = probe.stderr.read()
+        assert probe.wait(timeout=60) == 0, rest
+        s = json.loads((out / "summary.json").read_text())
+        assert s["counters"]["kafka"]["undeliverable"] == 0, s["counters"]["kafka"]
+        time.sleep(0.5)
+    finally:
+        stop.set()
+        if reader:
+            reader.join()
+        c.close()
+        kill_if_running(probe)
+        veth.close()
+        broker.stop()
+
+    def waits(topic: str) -> list[float]:
+        return sorted(arrival - created for t, created, arrival in seen if t == topic)
+    cheetahs, bins = waits(TOPIC["cheetahs"]), waits(TOPIC["probe_bins"])
+    figures = f"ms from hand-over to consumer: cheetahs {[round(w, 1) for w in cheetahs]}, bins {bins[:40]}"
+    print(figures)
+    assert len(cheetahs) == 2 * s["counters"]["cheetahs"] >= 2 * len(above_r(truth, live_r)) > 0, figures
+    assert len(bins) >= 40, figures
+    # The control: a bin is alone in its batch (one every 100 ms), so it waits the whole linger.
+    assert statistics.median(bins) >= 45, figures
+    # A cheetah event is sent as it is produced: a few ms of produce and fetch on loopback.
+    assert statistics.median(cheetahs) < 20, figures

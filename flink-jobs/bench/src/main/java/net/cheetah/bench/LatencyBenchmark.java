@@ -51,14 +51,15 @@ import org.apache.kafka.common.serialization.ByteArraySerializer;
  * dir, {@link JobEnvironment}: exactly-once checkpoints every flink.checkpoint-interval-ms),
  * running the stack's jobs. It feeds, live and paced, NetFlow (goflow2 messages of {@link
  * SyntheticWorkload} on flows.goflow2.v1, so the cheetah job detects cheetahs as it goes) and probe
- * cheetahs (START events, source PROBE, on cheetahs.v1 from a plain producer with the probe's
- * producer settings: acks=all, lz4, linger.ms 50; docs/PROBE.md, "Kafka").
+ * cheetahs (START events, source PROBE, on cheetahs.v1 from a plain producer with the settings of
+ * the probe's cheetah-event producer: acks=all, lz4, and its linger, which run.sh reads from the
+ * probe's source, ingest/probe/src/kafka_export.c CHEETAH_LINGER_MS; docs/PROBE.md, "Kafka").
  *
  * <p>Detection, per kind, is when the cheetah START was decided, on the machine's wall clock:
  *
  * <ul>
  *   <li>probe: the START record's Kafka timestamp (CreateTime: the producer stamps it when the
- *       probe hands the event over, before its linger);
+ *       probe hands the event over, before any linger);
  *   <li>NetFlow: the first time a read_uncommitted consumer sees the START on cheetahs.v1 (sent by
  *       the cheetah job's transactional producer as it is emitted, linger.ms 5, visible uncommitted
  *       at once) or on cheetahs.control.v1, whichever comes first. The Kafka timestamps of the
@@ -79,6 +80,7 @@ public final class LatencyBenchmark {
       int seconds,
       int rate,
       long probeEveryMs,
+      int probeLingerMs,
       long checkpointMs,
       int partitions,
       List<RedirectJob.Input> phases,
@@ -88,6 +90,7 @@ public final class LatencyBenchmark {
       int seconds = 60;
       int rate = 3000;
       long probeEveryMs = 200;
+      int probeLingerMs = -1;
       long checkpointMs = CheetahConfig.defaultConfig().flink().checkpointIntervalMs();
       int partitions = CheetahConfig.defaultConfig().kafka().partitions();
       List<RedirectJob.Input> phases =
@@ -99,6 +102,7 @@ public final class LatencyBenchmark {
           case "--seconds" -> seconds = Integer.parseInt(value(args, ++i, a));
           case "--rate" -> rate = Integer.parseInt(value(args, ++i, a));
           case "--probe-every-ms" -> probeEveryMs = Long.parseLong(value(args, ++i, a));
+          case "--probe-linger-ms" -> probeLingerMs = Integer.parseInt(value(args, ++i, a));
           case "--checkpoint-ms" -> checkpointMs = Long.parseLong(value(args, ++i, a));
           case "--partitions" -> partitions = Integer.parseInt(value(args, ++i, a));
           case "--phases" -> phases = phases(value(args, ++i, a));
@@ -116,7 +120,13 @@ public final class LatencyBenchmark {
                 + " --partitions >= 1\n"
                 + usage());
       }
-      return new Options(seconds, rate, probeEveryMs, checkpointMs, partitions, phases, keep);
+      if (probeLingerMs < 0) {
+        throw new IllegalArgumentException(
+            "need --probe-linger-ms >= 0 (flink-jobs/bench/run.sh latency passes the probe's)\n"
+                + usage());
+      }
+      return new Options(
+          seconds, rate, probeEveryMs, probeLingerMs, checkpointMs, partitions, phases, keep);
     }
 
     private static List<RedirectJob.Input> phases(String text) {
@@ -143,12 +153,16 @@ public final class LatencyBenchmark {
     static String usage() {
       return String.join(
           "\n",
-          "usage: LatencyBenchmark [--seconds S] [--rate R] [--probe-every-ms MS]",
+          "usage: LatencyBenchmark --probe-linger-ms MS [--seconds S] [--rate R] [--probe-every-ms MS]",
           "                        [--checkpoint-ms MS] [--partitions P]",
           "                        [--phases committed,at-once] [--keep-data]",
           "  --seconds S          feeding time per phase (default 60)",
           "  --rate R             goflow2 messages per second (default 3000)",
           "  --probe-every-ms MS  one probe cheetah START every MS (default 200)",
+          "  --probe-linger-ms MS linger.ms of the emulated probe's cheetah-event producer",
+          "                       (run.sh passes the probe's own, CHEETAH_LINGER_MS of",
+          "                       ingest/probe/src/kafka_export.c; 50 emulates the probe before",
+          "                       cheetah events had a producer of their own)",
           "  --checkpoint-ms MS   flink.checkpoint-interval-ms (default: the stack's, 2000)",
           "  --partitions P       partitions of every topic (default: kafka.partitions, 2)",
           "  --phases LIST        the redirect job's inputs, in order (default committed,at-once):",
@@ -320,9 +334,10 @@ public final class LatencyBenchmark {
           fromTopic =
               String.format(
                   Locale.ROOT,
-                  " from_topic_p50_ms=%.1f from_topic_p99_ms=%.1f",
+                  " from_topic_p50_ms=%.1f from_topic_p99_ms=%.1f probe_linger_ms=%d",
                   quantile(t, 0.5),
-                  quantile(t, 0.99));
+                  quantile(t, 0.99),
+                  o.probeLingerMs());
         }
         out.add(
             String.format(
@@ -437,7 +452,7 @@ public final class LatencyBenchmark {
       Properties p = new Properties();
       p.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
       p.put(ProducerConfig.ACKS_CONFIG, "all");
-      p.put(ProducerConfig.LINGER_MS_CONFIG, "50");
+      p.put(ProducerConfig.LINGER_MS_CONFIG, Integer.toString(o.probeLingerMs()));
       p.put(ProducerConfig.COMPRESSION_TYPE_CONFIG, "lz4");
       this.producer = new KafkaProducer<>(p, new ByteArraySerializer(), new ByteArraySerializer());
       this.failed = failed;
