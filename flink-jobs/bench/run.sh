@@ -74,17 +74,10 @@ usage() { awk 'NR > 1 && /^#/ { sub(/^# ?/, ""); print; next } NR > 1 { exit }' 
 CLI="$ROOT/flink-jobs/cli"
 STATE="$ROOT/.cheetah/bench"
 PY="$ROOT/.cheetah/venv/bin/python"
-ADD_OPENS=(
-  --add-opens=java.base/java.lang=ALL-UNNAMED --add-opens=java.base/java.util=ALL-UNNAMED
-  --add-opens=java.base/java.lang.reflect=ALL-UNNAMED --add-opens=java.base/java.io=ALL-UNNAMED
-  --add-opens=java.base/java.nio=ALL-UNNAMED --add-opens=java.base/sun.nio.ch=ALL-UNNAMED
-  --add-opens=java.base/java.net=ALL-UNNAMED --add-opens=java.base/java.text=ALL-UNNAMED
-  --add-opens=java.base/java.time=ALL-UNNAMED --add-opens=java.base/java.util.concurrent=ALL-UNNAMED
-  --add-opens=java.base/java.util.concurrent.atomic=ALL-UNNAMED
-  --add-opens=java.base/java.util.concurrent.locks=ALL-UNNAMED
-)
-# The same JVM flags as ./cheetah's run_java, so the figures are those of the real commands.
-JVM=(java "${ADD_OPENS[@]}" -Xmx4g -XX:+UseParallelGC)
+# The same JVM options as ./cheetah's run_java (its one source), so the figures are those of the
+# real commands.
+mapfile -t JVM_OPTIONS < <(grep -Ev '^[[:space:]]*(#|$)' "$ROOT/flink-jobs/cli/jvm.options")
+JVM=(java "${JVM_OPTIONS[@]}")
 
 # The archives. 1m: the generator's research-site workload, 2 h of the site, >= 1 million flow
 # records, one nfcapd file. 10m: that file ARCHIVE10_COPIES times under as many names (every
