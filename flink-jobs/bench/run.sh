@@ -9,6 +9,13 @@
 #                                   the same, N times each (default 2), alternating with the
 #                                   jobs of another built checkout DIR (this harness on DIR's
 #                                   modules), in one run
+#   flink-jobs/bench/run.sh stack   [--records N] [--timeout-s S] [--keep-data] [--set K=V]...
+#                                   the whole stack: ./cheetah up itself (all its jobs, the
+#                                   warehouse, goflow2) on a temp data dir and free ports, the e2e
+#                                   workload (default 1M records) written to flows.goflow2.v1:
+#                                   records/s until the cheetah operator has them all and until the
+#                                   warehouse stored them all (exit 3 unless flows rows == flows.v1
+#                                   records), CPU of up's process tree (~3 min; `stack --help`)
 #   flink-jobs/bench/run.sh state   [--flows N[,N...]] [--no-legacy]
 #                                   checkpointed state of the cheetah operator per concurrent
 #                                   flow that cannot be a cheetah (default 10^5 and 10^6 mice),
@@ -61,7 +68,7 @@
 #                                   adapters/cheetah_adapters/fabric_experiment.py --help)
 #   flink-jobs/bench/run.sh all     jmh, e2e and analyze, in that order
 #
-# stdout: `FIGURE name value` lines (and `SUMMARY e2e k=v ...`), each followed by the load
+# stdout: `FIGURE name value` lines (and `SUMMARY e2e|stack k=v ...`), each followed by the load
 # average and the command; progress goes to stderr. Needs the Maven build and the venv
 # (`./cheetah setup`); builds this module if its jar is missing. Exit status 0 when every
 # requested figure was measured.
@@ -191,6 +198,17 @@ run_e2e() {
           v["state_mb"]; sep = "; " }' "$out") : $label" "$cmd"
   done
   rm -f "$out"
+}
+
+# --- the whole stack: ./cheetah up ----------------------------------------------------------
+# StackBenchmark runs `ROOT/cheetah up --set ...` (a later --cheetah PATH runs another script).
+run_stack() {
+  local cp; cp="$(bench_cp)"
+  case " $* " in *" --help "* | *" -h "*) ;; *) machine ;; esac
+  say "stack: ./cheetah up as a child process, fed the e2e workload through Kafka"
+  "${JVM[@]}" -Dlog4j2.configurationFile="$BENCH/log4j2-bench.xml" -cp "$cp" \
+    net.cheetah.bench.StackBenchmark --cheetah "$ROOT/cheetah" "$@"
+  printf '       load %s | %s\n' "$(load)" "flink-jobs/bench/run.sh stack $*"
 }
 
 # --- cheetah operator state per flow -------------------------------------------------------
@@ -525,6 +543,7 @@ shift || true
 case "$cmd" in
   jmh) run_jmh "$@" ;;
   e2e) run_e2e "$@" ;;
+  stack) run_stack "$@" ;;
   state) run_state "$@" ;;
   analyze) run_analyze "$@" ;;
   archive) build_archive "$@" ;;

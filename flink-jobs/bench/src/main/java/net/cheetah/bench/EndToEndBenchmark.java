@@ -24,6 +24,7 @@ import java.util.Map;
 import java.util.Properties;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Consumer;
+import java.util.function.Supplier;
 import java.util.stream.Stream;
 import net.cheetah.config.CheetahConfig;
 import net.cheetah.core.Topics;
@@ -132,13 +133,15 @@ public final class EndToEndBenchmark {
     }
   }
 
-  private static final String CHEETAH_OPERATOR = "cheetahs: stitch";
-  private static final Duration POLL = Duration.ofMillis(200);
+  /** The cheetah job's vertex whose numRecordsIn counts the flows.v1 records it received. */
+  static final String CHEETAH_OPERATOR = "cheetahs: stitch";
+
+  static final Duration POLL = Duration.ofMillis(200);
+  private static final HttpClient HTTP = HttpClient.newHttpClient();
+  private static final ObjectMapper JSON = new ObjectMapper();
 
   private final Options o;
   private final Consumer<String> say = s -> System.err.println("e2e: " + s);
-  private final HttpClient http = HttpClient.newHttpClient();
-  private final ObjectMapper json = new ObjectMapper();
   private Path dir;
   private EmbeddedKafka kafka;
   private EmbeddedFlink flink;
@@ -229,7 +232,7 @@ public final class EndToEndBenchmark {
     Cpu cpuRunning = Cpu.now();
     say.accept(String.format(Locale.ROOT, "jobs running %.1f s after submission", (r0 - s0) / 1e9));
 
-    String vertex = cheetahVertex(cheetah);
+    String vertex = vertexNamed(() -> flink.progress(cheetah), CHEETAH_OPERATOR);
     long deadline = r0 + Duration.ofSeconds(o.timeoutS()).toNanos();
     List<long[]> samples = new ArrayList<>(); // {nanos since r0, records in}
     long in = 0;
@@ -249,7 +252,7 @@ public final class EndToEndBenchmark {
           return 2;
         }
         Thread.sleep(POLL.toMillis()); // polling a metric, not synchronising
-        in = recordsIn(cheetah, vertex);
+        in = recordsIn(flink.progress(cheetah), vertex);
         samples.add(new long[] {System.nanoTime() - r0, in});
         if (normalizedS < 0 && caughtUp(admin, NormalizeJob.NAME, goflowEnds, 0)) {
           normalizedS = (System.nanoTime() - r0) / 1e9;
@@ -267,18 +270,18 @@ public final class EndToEndBenchmark {
                   "%.0f s: %,d flows.v1 records into the cheetah operator (late so far: %s)",
                   (System.nanoTime() - r0) / 1e9,
                   in,
-                  operatorMetrics(cheetah).getOrDefault("lateFlowRecords", -1L)));
+                  metrics(cheetah).getOrDefault("lateFlowRecords", -1L)));
         }
       }
     }
     long r1 = System.nanoTime();
     Cpu cpu1 = Cpu.now();
     double consumedS = (r1 - r0) / 1e9;
-    Map<String, Long> metrics = operatorMetrics(cheetah);
+    Map<String, Long> metrics = metrics(cheetah);
     double committedS = awaitCommitted(r0, deadline);
-    String normalizeCheckpoints = checkpoints(normalize);
-    String cheetahCheckpoints = checkpoints(cheetah);
-    double[] cheetahStats = checkpointStats(cheetah);
+    String normalizeCheckpoints = checkpoints(flink.restUrl(), normalize.toHexString());
+    String cheetahCheckpoints = checkpoints(flink.restUrl(), cheetah.toHexString());
+    double[] cheetahStats = checkpointStats(flink.restUrl(), cheetah.toHexString());
 
     int cores = Runtime.getRuntime().availableProcessors();
     double rate = o.records() / consumedS;
@@ -419,22 +422,25 @@ public final class EndToEndBenchmark {
     return flink.submit(env, name);
   }
 
-  private String cheetahVertex(JobID job) throws InterruptedException {
+  /** The id of the job's vertex whose name contains {@code name}; waits up to 30 s for it. */
+  static String vertexNamed(Supplier<List<EmbeddedFlink.VertexProgress>> progress, String name)
+      throws InterruptedException {
     long until = System.nanoTime() + 30_000_000_000L;
     while (System.nanoTime() < until) {
-      for (EmbeddedFlink.VertexProgress v : flink.progress(job)) {
-        if (v.name().contains(CHEETAH_OPERATOR)) {
+      for (EmbeddedFlink.VertexProgress v : progress.get()) {
+        if (v.name().contains(name)) {
           return v.id();
         }
       }
       Thread.sleep(200);
     }
     throw new IllegalStateException(
-        "the cheetah job has no vertex named '" + CHEETAH_OPERATOR + "': " + flink.progress(job));
+        "the job has no vertex named '" + name + "': " + progress.get());
   }
 
-  private long recordsIn(JobID job, String vertex) {
-    for (EmbeddedFlink.VertexProgress v : flink.progress(job)) {
+  /** The records the vertex received so far (0 before its count is first reported). */
+  static long recordsIn(List<EmbeddedFlink.VertexProgress> progress, String vertex) {
+    for (EmbeddedFlink.VertexProgress v : progress) {
       if (v.id().equals(vertex)) {
         return v.recordsIn();
       }
@@ -524,9 +530,9 @@ public final class EndToEndBenchmark {
   }
 
   /** Completed checkpoints, their duration (mean, p50, p99, max) and the last one's size (REST). */
-  private String checkpoints(JobID job) {
+  static String checkpoints(String restUrl, String job) {
     try {
-      JsonNode c = get("/jobs/" + job + "/checkpoints");
+      JsonNode c = restGet(restUrl, "/jobs/" + job + "/checkpoints");
       JsonNode summary = c.path("summary");
       return String.format(
           Locale.ROOT,
@@ -547,9 +553,9 @@ public final class EndToEndBenchmark {
   }
 
   /** The cheetah job's checkpoints: p50 and p99 end-to-end duration (ms), last size (MB). */
-  private double[] checkpointStats(JobID job) {
+  static double[] checkpointStats(String restUrl, String job) {
     try {
-      JsonNode c = get("/jobs/" + job + "/checkpoints");
+      JsonNode c = restGet(restUrl, "/jobs/" + job + "/checkpoints");
       JsonNode d = c.path("summary").path("end_to_end_duration");
       return new double[] {
         d.path("p50").asDouble(-1),
@@ -564,12 +570,20 @@ public final class EndToEndBenchmark {
     }
   }
 
-  private static String seconds(double s) {
+  static String seconds(double s) {
     return s < 0 ? "(not within the timeout)" : String.format(Locale.ROOT, "%.1f s", s);
   }
 
-  /** The Cheetah counters of the job's operators, summed over subtasks (name without scope). */
-  private Map<String, Long> operatorMetrics(JobID job) {
+  private Map<String, Long> metrics(JobID job) {
+    return operatorMetrics(flink.restUrl(), flink.progress(job), job.toHexString());
+  }
+
+  /**
+   * The Cheetah counters of the job's operators ({@code vertices}), summed over subtasks (name
+   * without scope).
+   */
+  static Map<String, Long> operatorMetrics(
+      String restUrl, List<EmbeddedFlink.VertexProgress> vertices, String job) {
     Map<String, Long> out = new java.util.TreeMap<>();
     List<String> wanted =
         List.of(
@@ -580,10 +594,10 @@ public final class EndToEndBenchmark {
             "flowsetsClosed",
             "lateFlowsetMembers");
     try {
-      for (EmbeddedFlink.VertexProgress v : flink.progress(job)) {
+      for (EmbeddedFlink.VertexProgress v : vertices) {
         String base = "/jobs/" + job + "/vertices/" + v.id() + "/subtasks/metrics";
         List<String> ids = new ArrayList<>();
-        for (JsonNode m : get(base)) {
+        for (JsonNode m : restGet(restUrl, base)) {
           String id = m.path("id").asText();
           if (wanted.stream().anyMatch(w -> id.endsWith("." + w))) {
             ids.add(id);
@@ -593,7 +607,7 @@ public final class EndToEndBenchmark {
           continue;
         }
         String q = URLEncoder.encode(String.join(",", ids), StandardCharsets.UTF_8);
-        for (JsonNode m : get(base + "?agg=sum&get=" + q)) {
+        for (JsonNode m : restGet(restUrl, base + "?agg=sum&get=" + q)) {
           String id = m.path("id").asText();
           out.merge(
               id.substring(id.lastIndexOf('.') + 1), (long) m.path("sum").asDouble(), Long::sum);
@@ -607,17 +621,17 @@ public final class EndToEndBenchmark {
     return out;
   }
 
-  private JsonNode get(String path) throws IOException, InterruptedException {
+  static JsonNode restGet(String restUrl, String path) throws IOException, InterruptedException {
     HttpResponse<String> r =
-        http.send(
-            HttpRequest.newBuilder(URI.create(flink.restUrl() + path))
+        HTTP.send(
+            HttpRequest.newBuilder(URI.create(restUrl + path))
                 .timeout(Duration.ofSeconds(10))
                 .build(),
             HttpResponse.BodyHandlers.ofString());
     if (r.statusCode() != 200) {
       throw new IOException("Flink REST " + path + " answered " + r.statusCode());
     }
-    return json.readTree(r.body());
+    return JSON.readTree(r.body());
   }
 
   /** Stops what run() started, in reverse order; safe to call twice (finally and the hook). */
