@@ -380,6 +380,12 @@ public final class EndToEndBenchmark {
 
   /** N messages in export order; each exporter's messages on its own partition, keyed by it. */
   static SyntheticWorkload.Totals preload(String bootstrap, long records, int partitions) {
+    return preload(bootstrap, records, partitions, SyntheticWorkload.T0_MS);
+  }
+
+  /** The same, virtual time starting at {@code t0Ms}. */
+  static SyntheticWorkload.Totals preload(
+      String bootstrap, long records, int partitions, long t0Ms) {
     Properties p = new Properties();
     p.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
     p.put(ProducerConfig.ACKS_CONFIG, "all");
@@ -390,7 +396,7 @@ public final class EndToEndBenchmark {
     // retried forever). One request in flight keeps retries in order.
     p.put(ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, "false");
     p.put(ProducerConfig.MAX_IN_FLIGHT_REQUESTS_PER_CONNECTION, "1");
-    SyntheticWorkload w = new SyntheticWorkload(SyntheticWorkload.Params.researchSite(1));
+    SyntheticWorkload w = new SyntheticWorkload(SyntheticWorkload.Params.researchSite(1), t0Ms);
     AtomicReference<Exception> failed = new AtomicReference<>();
     try (KafkaProducer<byte[], byte[]> producer =
         new KafkaProducer<>(p, new ByteArraySerializer(), new ByteArraySerializer())) {

@@ -85,18 +85,26 @@ public final class SyntheticWorkload {
   private long longRecords;
   private long transferRecords;
   private int nextSrcPort = 1024;
-  private long tickMs = T0_MS;
+  private final long t0Ms;
+  private long tickMs;
   private final java.util.ArrayDeque<Rec> tick = new java.util.ArrayDeque<>();
 
   public SyntheticWorkload(Params p) {
+    this(p, T0_MS);
+  }
+
+  /** The same mix with virtual time starting at {@code t0Ms} instead of {@link #T0_MS}. */
+  public SyntheticWorkload(Params p, long t0Ms) {
     this.p = p;
+    this.t0Ms = t0Ms;
+    this.tickMs = t0Ms;
     this.r = new SplittableRandom(p.seed());
     for (int i = 0; i < p.longFlows(); i++) {
       // Already running, so their records are spread evenly over the first minute.
-      streams.add(newLongFlow(T0_MS - r.nextLong(ACTIVE_TIMEOUT_MS)));
+      streams.add(newLongFlow(t0Ms - r.nextLong(ACTIVE_TIMEOUT_MS)));
     }
     for (int i = 0; i < p.initialTransfers(); i++) {
-      startTransfer(T0_MS - r.nextLong(8 * 60_000));
+      startTransfer(t0Ms - r.nextLong(8 * 60_000));
     }
   }
 
@@ -221,7 +229,7 @@ public final class SyntheticWorkload {
       long start = Math.max(s.recordStart, s.startMs);
       long end = s.nextRecordEnd;
       // Transfers already running at the start export only what ends after it.
-      if (end > start && end > T0_MS) {
+      if (end > start && end > t0Ms) {
         long bytes = Math.max(s.packetSize, s.bytesPerSecond * (end - start) / 1000);
         long packets = Math.max(1, bytes / s.packetSize);
         out.add(
