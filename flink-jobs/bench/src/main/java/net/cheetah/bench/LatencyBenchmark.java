@@ -362,6 +362,27 @@ public final class LatencyBenchmark {
       }
     }
     out.forEach(say);
+    synchronized (seen) {
+      // A START whose command never came within the wait: which one, and when, to look into.
+      double first =
+          seen.values().stream()
+              .mapToDouble(s -> s.detectedMs)
+              .filter(d -> !Double.isNaN(d))
+              .min()
+              .orElse(0);
+      seen.forEach(
+          (flow, s) -> {
+            if (!Double.isNaN(s.detectedMs) && Double.isNaN(s.commandMs)) {
+              say.accept(
+                  String.format(
+                      Locale.ROOT,
+                      "no command for %s cheetah %s, detected %.1f s into the phase",
+                      s.probe ? "probe" : "NetFlow",
+                      flow,
+                      (s.detectedMs - first) / 1000));
+            }
+          });
+    }
     return out;
   }
 
