@@ -62,7 +62,7 @@ import org.apache.kafka.common.serialization.ByteArraySerializer;
  * <p>Prints one line starting {@code SUMMARY e2e}. Everything it starts is stopped, also on
  * failure, timeout or Ctrl-C; the temp dir is deleted unless {@code --keep-data}.
  */
-public final class EndToEndBenchmark {
+public final class EndToEndBenchmark implements BenchRun.Bench {
 
   /** Command-line options; see {@link #usage()}. */
   record Options(
@@ -147,6 +147,11 @@ public final class EndToEndBenchmark {
   private EmbeddedFlink flink;
   private volatile boolean stopped;
 
+  @Override
+  public boolean stopped() {
+    return stopped;
+  }
+
   EndToEndBenchmark(Options o) {
     this.o = o;
   }
@@ -160,33 +165,11 @@ public final class EndToEndBenchmark {
       System.exit(64);
       return;
     }
-    EndToEndBenchmark b = new EndToEndBenchmark(o);
-    Thread hook = new Thread(b::stop, "e2e-stop");
-    Runtime.getRuntime().addShutdownHook(hook);
-    int status;
-    try {
-      status = b.run();
-    } catch (Exception e) {
-      if (b.stopped) {
-        System.err.println("e2e: stopped before the end (signal)");
-      } else {
-        System.err.println("e2e: failed: " + e);
-        e.printStackTrace();
-      }
-      status = 1;
-    } finally {
-      b.stop();
-      try {
-        Runtime.getRuntime().removeShutdownHook(hook);
-      } catch (IllegalStateException e) {
-        // already shutting down (Ctrl-C): the hook has stopped everything
-      }
-    }
-    // Flink and Kafka leave non-daemon threads behind after close().
-    System.exit(status);
+    BenchRun.runAndExit("e2e", new EndToEndBenchmark(o));
   }
 
-  int run() throws Exception {
+  @Override
+  public int run() throws Exception {
     dir = Files.createTempDirectory("cheetah-bench-e2e-");
     say.accept("data in " + dir + "; starting Kafka (KRaft, in-JVM)");
     kafka = new EmbeddedKafka(EmbeddedKafka.Config.defaults(dir).withPorts(0, 0));
@@ -641,7 +624,8 @@ public final class EndToEndBenchmark {
   }
 
   /** Stops what run() started, in reverse order; safe to call twice (finally and the hook). */
-  synchronized void stop() {
+  @Override
+  public synchronized void stop() {
     stopped = true;
     if (flink != null) {
       try {

@@ -29,6 +29,7 @@ import net.cheetah.jobs.NormalizeJob;
 import net.cheetah.runtime.ChildProcess;
 import net.cheetah.runtime.FlinkRest;
 import net.cheetah.runtime.FreePorts;
+import net.cheetah.runtime.TimeBase;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
@@ -48,7 +49,7 @@ import org.apache.kafka.common.serialization.ByteArrayDeserializer;
  *
  * <p>Prints one line starting {@code SUMMARY stack}.
  */
-public final class StackBenchmark {
+public final class StackBenchmark implements BenchRun.Bench {
 
   /** Command-line options; see {@link #usage()}. */
   record Options(
@@ -154,6 +155,11 @@ public final class StackBenchmark {
   private ChildProcess up;
   private volatile boolean stopped;
 
+  @Override
+  public boolean stopped() {
+    return stopped;
+  }
+
   StackBenchmark(Options o) {
     this.o = o;
   }
@@ -171,32 +177,11 @@ public final class StackBenchmark {
       System.exit(64);
       return;
     }
-    StackBenchmark b = new StackBenchmark(o);
-    Thread hook = new Thread(b::stop, "stack-stop");
-    Runtime.getRuntime().addShutdownHook(hook);
-    int status;
-    try {
-      status = b.run();
-    } catch (Exception e) {
-      if (b.stopped) {
-        System.err.println("stack: stopped before the end (signal)");
-      } else {
-        System.err.println("stack: failed: " + e);
-        e.printStackTrace();
-      }
-      status = 1;
-    } finally {
-      b.stop();
-      try {
-        Runtime.getRuntime().removeShutdownHook(hook);
-      } catch (IllegalStateException e) {
-        // already shutting down (Ctrl-C): the hook has stopped everything
-      }
-    }
-    System.exit(status); // Kafka clients leave non-daemon threads behind
+    BenchRun.runAndExit("stack", new StackBenchmark(o));
   }
 
-  int run() throws Exception {
+  @Override
+  public int run() throws Exception {
     dir = Files.createTempDirectory("cheetah-bench-stack-");
     Map<String, String> sets = new LinkedHashMap<>(o.sets());
     for (String key : OWN_PORTS) {
@@ -256,7 +241,7 @@ public final class StackBenchmark {
       TreeCpu cpu0 = TreeCpu.of(up.pid());
       long t0 = System.nanoTime();
       SyntheticWorkload.Totals mix =
-          EndToEndBenchmark.preload(bootstrap, o.records(), partitions, recentT0());
+          EndToEndBenchmark.preload(bootstrap, o.records(), partitions, TimeBase.recent());
       double writtenS = (System.nanoTime() - t0) / 1e9;
       say.accept(
           f(
@@ -523,7 +508,8 @@ public final class StackBenchmark {
   }
 
   /** Stops up (SIGTERM: its clean stop) and deletes the temp dir; safe to call twice. */
-  synchronized void stop() {
+  @Override
+  public synchronized void stop() {
     stopped = true;
     if (up != null) {
       say.accept("stopping up (pid " + up.pid() + ", SIGTERM)");
@@ -610,18 +596,5 @@ public final class StackBenchmark {
         return java.util.OptionalLong.empty(); // exited meanwhile
       }
     }
-  }
-
-  /**
-   * 23:00 UTC the day before yesterday, as the demo's time base: the warehouse keeps flows 30 days
-   * from their start (clickhouse/tables/flows.yaml), so the workload's fixed day would have its
-   * rows expire under the count this benchmark checks exactly.
-   */
-  static long recentT0() {
-    return java.time.LocalDate.now(java.time.ZoneOffset.UTC)
-            .atStartOfDay(java.time.ZoneOffset.UTC)
-            .toInstant()
-            .toEpochMilli()
-        - 25 * 3_600_000L;
   }
 }

@@ -13,6 +13,7 @@ import java.util.concurrent.Callable;
 import net.cheetah.config.CheetahConfig;
 import net.cheetah.config.CheetahConfig.Detection;
 import net.cheetah.jobs.ConfigOptions;
+import net.cheetah.runtime.TimeBase;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
@@ -383,17 +384,9 @@ class DemoCommand implements Callable<Integer> {
         diffs);
   }
 
-  /**
-   * The workload's virtual time starts at 23:00 UTC the day before yesterday (its flows cross
-   * midnight, as with the generator's fixed default, and its 2 h span ends in the past whatever the
-   * hour), so that its data is always recent: inside every table's TTL whatever the date.
-   */
+  /** The workload's virtual time: recent, so that its data is inside every table's TTL. */
   static long timeBase() {
-    return java.time.LocalDate.now(java.time.ZoneOffset.UTC)
-            .atStartOfDay(java.time.ZoneOffset.UTC)
-            .toInstant()
-            .toEpochMilli()
-        - 25 * 3_600_000L;
+    return TimeBase.recent();
   }
 
   /**

@@ -1,0 +1,47 @@
+package net.cheetah.bench;
+
+/**
+ * How a benchmark's main runs it once its options are read: a shutdown hook stops it on a signal
+ * (Ctrl-C), a failure is printed and exits 1, and the JVM always exits with the status (Flink and
+ * Kafka clients leave non-daemon threads behind).
+ */
+final class BenchRun {
+  private BenchRun() {}
+
+  /** A benchmark run this way. */
+  interface Bench {
+    /** The benchmark; its exit status. */
+    int run() throws Exception;
+
+    /** Stops whatever it started; safe to call twice, and from the shutdown hook. */
+    void stop();
+
+    /** Whether {@link #stop} was called before the run ended (a signal). */
+    boolean stopped();
+  }
+
+  static void runAndExit(String name, Bench b) {
+    Thread hook = new Thread(b::stop, name + "-stop");
+    Runtime.getRuntime().addShutdownHook(hook);
+    int status;
+    try {
+      status = b.run();
+    } catch (Exception e) {
+      if (b.stopped()) {
+        System.err.println(name + ": stopped before the end (signal)");
+      } else {
+        System.err.println(name + ": failed: " + e);
+        e.printStackTrace();
+      }
+      status = 1;
+    } finally {
+      b.stop();
+      try {
+        Runtime.getRuntime().removeShutdownHook(hook);
+      } catch (IllegalStateException e) {
+        // already shutting down (Ctrl-C): the hook has stopped everything
+      }
+    }
+    System.exit(status);
+  }
+}
