@@ -1,5 +1,12 @@
 package net.cheetah.bench;
 
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Comparator;
+import java.util.function.Consumer;
+import java.util.stream.Stream;
+
 /**
  * How a benchmark's main runs it once its options are read: a shutdown hook stops it on a signal
  * (Ctrl-C), a failure is printed and exits 1, and the JVM always exits with the status (Flink and
@@ -43,5 +50,20 @@ final class BenchRun {
       }
     }
     System.exit(status);
+  }
+
+  /** Deletes a run's temp dir, or says where it is kept ({@code --keep-data}). */
+  static void removeDir(Path dir, boolean keep, Consumer<String> say) {
+    if (keep) {
+      say.accept("kept " + dir);
+      return;
+    }
+    try (Stream<Path> s = Files.walk(dir)) {
+      for (Path x : s.sorted(Comparator.reverseOrder()).toList()) {
+        Files.deleteIfExists(x);
+      }
+    } catch (IOException e) {
+      say.accept("could not delete " + dir + ": " + e.getMessage());
+    }
   }
 }

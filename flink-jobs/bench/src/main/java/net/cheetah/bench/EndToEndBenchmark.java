@@ -15,7 +15,6 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.Comparator;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -25,7 +24,6 @@ import java.util.Properties;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Consumer;
 import java.util.function.Supplier;
-import java.util.stream.Stream;
 import net.cheetah.config.CheetahConfig;
 import net.cheetah.core.Topics;
 import net.cheetah.jobs.CheetahJob;
@@ -643,17 +641,8 @@ public final class EndToEndBenchmark implements BenchRun.Bench {
       }
       kafka = null;
     }
-    if (dir != null && !o.keep()) {
-      try (Stream<Path> s = Files.walk(dir)) {
-        for (Path x : s.sorted(Comparator.reverseOrder()).toList()) {
-          Files.deleteIfExists(x);
-        }
-      } catch (IOException e) {
-        say.accept("could not delete " + dir + ": " + e.getMessage());
-      }
-      dir = null;
-    } else if (dir != null) {
-      say.accept("kept " + dir);
+    if (dir != null) {
+      BenchRun.removeDir(dir, o.keep(), say);
       dir = null;
     }
   }

@@ -14,7 +14,6 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.Comparator;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -521,17 +520,8 @@ public final class StackBenchmark implements BenchRun.Bench {
               (System.nanoTime() - s0) / 1e9, up.exitCode().map(String::valueOf).orElse("?")));
       up = null;
     }
-    if (dir != null && !o.keep()) {
-      try (Stream<Path> s = Files.walk(dir)) {
-        for (Path x : s.sorted(Comparator.reverseOrder()).toList()) {
-          Files.deleteIfExists(x);
-        }
-      } catch (IOException e) {
-        say.accept("could not delete " + dir + ": " + e.getMessage());
-      }
-      dir = null;
-    } else if (dir != null) {
-      say.accept("kept " + dir);
+    if (dir != null) {
+      BenchRun.removeDir(dir, o.keep(), say);
       dir = null;
     }
   }
