@@ -23,6 +23,8 @@ import org.apache.flink.api.common.state.ListState;
 import org.apache.flink.api.common.state.ListStateDescriptor;
 import org.apache.flink.api.common.state.MapState;
 import org.apache.flink.api.common.state.MapStateDescriptor;
+import org.apache.flink.api.common.state.ValueState;
+import org.apache.flink.api.common.state.ValueStateDescriptor;
 import org.apache.flink.api.common.typeinfo.TypeInformation;
 import org.apache.flink.metrics.Counter;
 import org.apache.flink.streaming.api.functions.KeyedProcessFunction;
@@ -48,7 +50,11 @@ import org.apache.flink.util.OutputTag;
  *
  * <p>State per pair: the records of its open instances and unfinished transfers, and per series
  * (netflow, each tool) the latest {@link SeriesTracker#kept} observations and the EWMA, forgotten
- * after throughput.pair-ttl-days of event time without an observation.
+ * after throughput.pair-ttl-days of event time without an observation. Whenever the pair is looked
+ * at, the records of each open stream are kept as one (the stream's hull: first start, latest end,
+ * summed bytes and packets), which stitches into the same stream: a long flow holds one record, not
+ * one per active timeout. One event-time timer per pair waits for its records (the earliest close
+ * of a record arrived since, or of the first open instance), not one per record.
  */
 public final class ThroughputFunction
     extends KeyedProcessFunction<String, ThroughputInput, KeyedBytes> {
@@ -63,6 +69,7 @@ public final class ThroughputFunction
   private transient AppInstances grouping;
   private transient SeriesTracker tracker;
   private transient ListState<Flow> flows;
+  private transient ValueState<Long> flowTimer;
   private transient ListState<Transfer> transfers;
   private transient MapState<String, SeriesState> series;
   private transient Counter lateFlowRecords;
@@ -84,6 +91,7 @@ public final class ThroughputFunction
         new AppInstances(cfg.instanceWindowMs(), cfg.longFlowFactor(), cfg.controlFraction());
     tracker = new SeriesTracker(cfg);
     flows = getRuntimeContext().getListState(new ListStateDescriptor<>("flows", Flow.class));
+    flowTimer = getRuntimeContext().getState(new ValueStateDescriptor<>("flow-timer", Long.class));
     transfers =
         getRuntimeContext().getListState(new ListStateDescriptor<>("transfers", Transfer.class));
     series =
@@ -104,11 +112,14 @@ public final class ThroughputFunction
     if (in.flow() != null) {
       Flow f = in.flow();
       flows.add(f);
-      long close = Math.max(f.startMs() + cfg.instanceWindowMs(), f.endMs() + gapMs);
-      if (close + activeTimeoutMs <= ctx.timerService().currentWatermark()) {
+      long close =
+          Math.max(f.startMs() + cfg.instanceWindowMs(), f.endMs() + gapMs) + activeTimeoutMs;
+      if (close <= ctx.timerService().currentWatermark()) {
         lateFlowRecords.inc();
       }
-      ctx.timerService().registerEventTimeTimer(close + activeTimeoutMs);
+      // Its instance closes at this record's close or later: a timer no later than that suffices
+      // (an instance with an earlier start, which this one waits for, has a timer of its own).
+      awaitFlows(close, ctx);
     } else {
       Transfer t = in.transfer();
       if (seen(t)) {
@@ -124,15 +135,28 @@ public final class ThroughputFunction
   public void onTimer(long t, OnTimerContext ctx, Collector<KeyedBytes> out) throws Exception {
     // Batch execution fires a key's timers with the watermark at +inf: "now" is the later.
     long now = Math.max(t, ctx.timerService().currentWatermark());
+    Long due = flowTimer.value();
+    if (due != null && due <= t) {
+      flowTimer.clear(); // timers fire in time order: this is it, or it fired before
+    }
     String[] pair = ctx.getCurrentKey().split("\n", 2);
     HostPair hosts = new HostPair(pair[0], pair[1]);
     Emitter emit = new Emitter(ctx, out);
     closeTransfers(now, hosts, emit);
     Long next = closeInstances(now, hosts, emit);
     if (next != null) {
-      ctx.timerService().registerEventTimeTimer(next);
+      awaitFlows(next, ctx);
     }
     expire(now, ctx);
+  }
+
+  /** Looks at the pair again at {@code ms}, unless its timer is due earlier. */
+  private void awaitFlows(long ms, Context ctx) throws Exception {
+    Long due = flowTimer.value();
+    if (due == null || ms < due) {
+      ctx.timerService().registerEventTimeTimer(ms);
+      flowTimer.update(ms);
+    }
   }
 
   private static boolean any(Iterable<?> state) {
@@ -259,11 +283,34 @@ public final class ThroughputFunction
       } else {
         // Later instances wait for the first open one: a pair's instances go out in start order.
         next = next == null ? close : next;
-        members.forEach(s -> open.addAll(records.get(s)));
+        members.forEach(s -> open.add(hull(records.get(s))));
       }
     }
     flows.update(open);
     return next;
+  }
+
+  /**
+   * The records of one stream as one record: the same key, first start, latest end, summed bytes
+   * and packets. It stitches into the same stream as they did (its start and end are theirs, and a
+   * record continuing any of them continues it).
+   */
+  static Flow hull(List<Flow> records) {
+    Flow first = records.get(0);
+    if (records.size() == 1) {
+      return first;
+    }
+    long start = Long.MAX_VALUE;
+    long end = Long.MIN_VALUE;
+    long bytes = 0;
+    long packets = 0;
+    for (Flow f : records) {
+      start = Math.min(start, f.startMs());
+      end = Math.max(end, f.endMs());
+      bytes += f.bytes();
+      packets += f.packets();
+    }
+    return new Flow(first.key(), start, end, bytes, packets, first.srcAs(), first.dstAs());
   }
 
   private void publish(Instance i, HostPair hosts, Emitter emit) throws Exception {
