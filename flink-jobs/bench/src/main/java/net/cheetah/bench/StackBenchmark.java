@@ -20,11 +20,14 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Properties;
+import java.util.Set;
 import java.util.function.Consumer;
 import java.util.stream.Stream;
 import net.cheetah.core.Topics;
 import net.cheetah.jobs.CheetahJob;
+import net.cheetah.jobs.FabricJob;
 import net.cheetah.jobs.NormalizeJob;
+import net.cheetah.jobs.ThroughputJob;
 import net.cheetah.runtime.ChildProcess;
 import net.cheetah.runtime.FlinkRest;
 import net.cheetah.runtime.FreePorts;
@@ -133,6 +136,10 @@ public final class StackBenchmark implements BenchRun.Bench {
   }
 
   /** The port keys of `up` (README's configuration table): each gets a free loopback port. */
+  /** The jobs reading flows.v1 (FabricJob only runs with a fabric topology). */
+  static final Set<String> FLOWS_READERS =
+      Set.of(CheetahJob.NAME, ThroughputJob.NAME, FabricJob.NAME);
+
   static final List<String> OWN_PORTS =
       List.of(
           "kafka.port",
@@ -229,14 +236,7 @@ public final class StackBenchmark implements BenchRun.Bench {
     }
 
     try (Admin admin = admin(bootstrap)) {
-      int partitions =
-          admin
-              .describeTopics(List.of(Topics.GOFLOW2))
-              .allTopicNames()
-              .get()
-              .get(Topics.GOFLOW2)
-              .partitions()
-              .size();
+      int partitions = partitions(admin, Topics.GOFLOW2);
       TreeCpu cpu0 = TreeCpu.of(up.pid());
       long t0 = System.nanoTime();
       SyntheticWorkload.Totals mix =
@@ -316,6 +316,29 @@ public final class StackBenchmark implements BenchRun.Bench {
       double storedS = (System.nanoTime() - t0) / 1e9;
       TreeCpu cpu2 = TreeCpu.of(up.pid());
       say.accept(f("%.1f s: the warehouse stored %,d flows", storedS, rows));
+
+      // 3. Every job reading flows.v1 (the throughput job's instances and series too) has
+      // committed past its end: the whole stack has processed every record, not only stored it.
+      List<String> readers = jobs.keySet().stream().filter(FLOWS_READERS::contains).toList();
+      Map<TopicPartition, Long> flowsEnds =
+          EndToEndBenchmark.endOffsets(admin, Topics.FLOWS, partitions(admin, Topics.FLOWS), true);
+      List<String> behind = new ArrayList<>(readers);
+      while (true) {
+        behind.removeIf(j -> caughtUpQuietly(admin, j, flowsEnds));
+        if (behind.isEmpty()) {
+          break;
+        }
+        if (System.nanoTime() > deadline) {
+          say.accept(
+              f("timeout after %d s: %s not past the end of flows.v1", o.timeoutS(), behind));
+          return 2;
+        }
+        up.checkAlive();
+        Thread.sleep(EndToEndBenchmark.POLL.toMillis());
+      }
+      double allS = (System.nanoTime() - t0) / 1e9;
+      TreeCpu cpu3 = TreeCpu.of(up.pid());
+      say.accept(f("%.1f s: %s committed all of flows.v1", allS, String.join(", ", readers)));
       long flowsV1 = committedRecords(bootstrap, Topics.FLOWS, deadline);
 
       Map<String, Long> metrics =
@@ -372,6 +395,12 @@ public final class StackBenchmark implements BenchRun.Bench {
               "  the warehouse stored all %,d (flows rows == flows.v1 records) %.1f s after it:"
                   + " %,.0f records/s = %,.0f per core",
               flowsV1, storedS, storedRate, storedRate / cores));
+      double cpuAll = cpu3.minus(cpu0);
+      lines.add(
+          f(
+              "  every job reading flows.v1 (%s) had committed all of it %.1f s after the first"
+                  + " message: %,.0f records/s = %,.0f per core, %,.0f per CPU-second of up's tree",
+              String.join(", ", readers), allS, rows / allS, rows / allS / cores, rows / cpuAll));
       lines.add(
           f(
               "  CPU of up's process tree (%s: utime+stime from /proc): %.1f s until"
@@ -382,6 +411,7 @@ public final class StackBenchmark implements BenchRun.Bench {
               o.records() / cpuConsumed,
               cpuStored,
               rows / cpuStored));
+      lines.add("  CPU per process until every job had all: " + cpu3.perProcess(cpu0));
       lines.add(
           "  normalize job committed all of flows.goflow2.v1 after "
               + (normalizedS < 0
@@ -399,7 +429,8 @@ public final class StackBenchmark implements BenchRun.Bench {
           f(
               "SUMMARY stack records=%d flows_v1=%d seconds=%.1f records_per_s=%.0f per_core=%.0f"
                   + " steady_per_s=%.0f per_cpu_s=%.0f stored_s=%.1f stored_per_s=%.0f"
-                  + " stored_per_core=%.0f stored_per_cpu_s=%.0f normalized_s=%.1f written_s=%.1f"
+                  + " stored_per_core=%.0f stored_per_cpu_s=%.0f all_jobs_s=%.1f"
+                  + " all_jobs_per_core=%.0f all_jobs_per_cpu_s=%.0f normalized_s=%.1f written_s=%.1f"
                   + " flows_rows=%d cheetahs_rows=%d flowsets_rows=%d rejected_rows=%d"
                   + " ckpt_p50_ms=%.0f ckpt_p99_ms=%.0f state_mb=%.1f start_s=%.1f cores=%d"
                   + " load1=%s",
@@ -414,6 +445,9 @@ public final class StackBenchmark implements BenchRun.Bench {
               storedRate,
               storedRate / cores,
               rows / cpuStored,
+              allS,
+              rows / allS / cores,
+              rows / cpuAll,
               normalizedS,
               writtenS,
               rowsAfter,
@@ -440,6 +474,26 @@ public final class StackBenchmark implements BenchRun.Bench {
         return 3;
       }
       return 0;
+    }
+  }
+
+  private static int partitions(Admin admin, String topic) throws Exception {
+    return admin
+        .describeTopics(List.of(topic))
+        .allTopicNames()
+        .get()
+        .get(topic)
+        .partitions()
+        .size();
+  }
+
+  /** {@link EndToEndBenchmark#caughtUp} with the slack of a transaction marker per partition. */
+  private static boolean caughtUpQuietly(Admin admin, String job, Map<TopicPartition, Long> ends) {
+    try {
+      return EndToEndBenchmark.caughtUp(admin, job, ends, 1);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new IllegalStateException("interrupted", e);
     }
   }
 
@@ -560,6 +614,24 @@ public final class StackBenchmark implements BenchRun.Bench {
                               .orElse("?")
                           + " "
                           + pid)
+              .toList());
+    }
+
+    /** CPU seconds of each process since {@code earlier}: "java 81.2 s, python3.11 30.4 s". */
+    String perProcess(TreeCpu earlier) {
+      return String.join(
+          ", ",
+          ticks.keySet().stream()
+              .sorted()
+              .map(
+                  pid ->
+                      f(
+                          "%s %.1f s",
+                          ProcessHandle.of(pid)
+                              .flatMap(h -> h.info().command())
+                              .map(c -> Path.of(c).getFileName().toString())
+                              .orElse("?"),
+                          (ticks.get(pid) - earlier.ticks.getOrDefault(pid, 0L)) / TICKS_PER_S))
               .toList());
     }
 
