@@ -5,13 +5,14 @@ import org.apache.flink.core.memory.DataInputView;
 import org.apache.flink.core.memory.DataOutputView;
 
 /**
- * LEB128 varints (zig-zag for signed values) for the cheetah operator's state: most of its numbers
- * (ports, record counts, byte counts of mice, spans in ms) fit in one to three bytes.
+ * LEB128 varints (zig-zag for signed values) for the state written by hand (the cheetah operator's,
+ * the throughput job's): most of its numbers (ports, record counts, byte counts of mice, spans in
+ * ms) fit in one to three bytes.
  */
-final class Varints {
+public final class Varints {
   private Varints() {}
 
-  static long readUnsigned(DataInputView in) throws IOException {
+  public static long readUnsigned(DataInputView in) throws IOException {
     long v = 0;
     for (int shift = 0; shift < 64; shift += 7) {
       int b = in.readUnsignedByte();
@@ -23,12 +24,12 @@ final class Varints {
     throw new IOException("malformed varint: more than 10 bytes");
   }
 
-  static long readSigned(DataInputView in) throws IOException {
+  public static long readSigned(DataInputView in) throws IOException {
     long u = readUnsigned(in);
     return (u >>> 1) ^ -(u & 1);
   }
 
-  static int readSignedInt(DataInputView in) throws IOException {
+  public static int readSignedInt(DataInputView in) throws IOException {
     long v = readSigned(in);
     if (v != (int) v) {
       throw new IOException("malformed state: " + v + " does not fit an int");
@@ -41,7 +42,7 @@ final class Varints {
    * stream's {@code writeByte} is several calls deep per byte, and the operator's snapshots write
    * every key and state entry this way (docs/BENCHMARKS.md, "Bottlenecks seen" 1).
    */
-  static final class Buffer {
+  public static final class Buffer {
     private byte[] b = new byte[128];
     private int n;
 
@@ -51,12 +52,12 @@ final class Varints {
       }
     }
 
-    void writeByte(int v) {
+    public void writeByte(int v) {
       room(1);
       b[n++] = (byte) v;
     }
 
-    void writeInt(int v) {
+    public void writeInt(int v) {
       room(4);
       for (int s = 24; s >= 0; s -= 8) {
         b[n++] = (byte) (v >>> s);
@@ -64,14 +65,14 @@ final class Varints {
     }
 
     /** Big-endian, as {@link DataOutputView#writeLong}. */
-    void writeLong(long v) {
+    public void writeLong(long v) {
       room(8);
       for (int s = 56; s >= 0; s -= 8) {
         b[n++] = (byte) (v >>> s);
       }
     }
 
-    void writeUnsigned(long v) {
+    public void writeUnsigned(long v) {
       room(10);
       while ((v & ~0x7FL) != 0) {
         b[n++] = (byte) ((v & 0x7F) | 0x80);
@@ -80,11 +81,11 @@ final class Varints {
       b[n++] = (byte) v;
     }
 
-    void writeSigned(long v) {
+    public void writeSigned(long v) {
       writeUnsigned((v << 1) ^ (v >> 63));
     }
 
-    void writeTo(DataOutputView out) throws IOException {
+    public void writeTo(DataOutputView out) throws IOException {
       out.write(b, 0, n);
       n = 0;
     }

@@ -26,6 +26,7 @@ import org.apache.flink.api.common.state.MapStateDescriptor;
 import org.apache.flink.api.common.state.ValueState;
 import org.apache.flink.api.common.state.ValueStateDescriptor;
 import org.apache.flink.api.common.typeinfo.TypeInformation;
+import org.apache.flink.api.common.typeutils.base.StringSerializer;
 import org.apache.flink.metrics.Counter;
 import org.apache.flink.streaming.api.functions.KeyedProcessFunction;
 import org.apache.flink.util.Collector;
@@ -54,7 +55,10 @@ import org.apache.flink.util.OutputTag;
  * at, the records of each open stream are kept as one (the stream's hull: first start, latest end,
  * summed bytes and packets), which stitches into the same stream: a long flow holds one record, not
  * one per active timeout. One event-time timer per pair waits for its records (the earliest close
- * of a record arrived since, or of the first open instance), not one per record.
+ * of a record arrived since, or of the first open instance), not one per record. Records and series
+ * are written by hand ({@link FlowSerializer}, {@link SeriesStateSerializer}); what a savepoint of
+ * the operator before them holds ("flows", "series": Flink's record serializer) is moved over when
+ * its pair is next looked at.
  */
 public final class ThroughputFunction
     extends KeyedProcessFunction<String, ThroughputInput, KeyedBytes> {
@@ -69,6 +73,8 @@ public final class ThroughputFunction
   private transient AppInstances grouping;
   private transient SeriesTracker tracker;
   private transient ListState<Flow> flows;
+  private transient ListState<Flow> oldFlows;
+  private transient MapState<String, SeriesState> oldSeries;
   private transient ValueState<Long> flowTimer;
   private transient ListState<Transfer> transfers;
   private transient MapState<String, SeriesState> series;
@@ -90,11 +96,19 @@ public final class ThroughputFunction
     grouping =
         new AppInstances(cfg.instanceWindowMs(), cfg.longFlowFactor(), cfg.controlFraction());
     tracker = new SeriesTracker(cfg);
-    flows = getRuntimeContext().getListState(new ListStateDescriptor<>("flows", Flow.class));
+    flows =
+        getRuntimeContext()
+            .getListState(new ListStateDescriptor<>("flow-records", FlowSerializer.INSTANCE));
     flowTimer = getRuntimeContext().getState(new ValueStateDescriptor<>("flow-timer", Long.class));
     transfers =
         getRuntimeContext().getListState(new ListStateDescriptor<>("transfers", Transfer.class));
     series =
+        getRuntimeContext()
+            .getMapState(
+                new MapStateDescriptor<>(
+                    "series-by-source", StringSerializer.INSTANCE, SeriesStateSerializer.INSTANCE));
+    oldFlows = getRuntimeContext().getListState(new ListStateDescriptor<>("flows", Flow.class));
+    oldSeries =
         getRuntimeContext()
             .getMapState(new MapStateDescriptor<>("series", String.class, SeriesState.class));
     var g = getRuntimeContext().getMetricGroup();
@@ -121,6 +135,7 @@ public final class ThroughputFunction
       // (an instance with an earlier start, which this one waits for, has a timer of its own).
       awaitFlows(close, ctx);
     } else {
+      adoptOldState();
       Transfer t = in.transfer();
       if (seen(t)) {
         duplicateTransfers.inc();
@@ -135,6 +150,7 @@ public final class ThroughputFunction
   public void onTimer(long t, OnTimerContext ctx, Collector<KeyedBytes> out) throws Exception {
     // Batch execution fires a key's timers with the watermark at +inf: "now" is the later.
     long now = Math.max(t, ctx.timerService().currentWatermark());
+    adoptOldState();
     Long due = flowTimer.value();
     if (due != null && due <= t) {
       flowTimer.clear(); // timers fire in time order: this is it, or it fired before
@@ -148,6 +164,30 @@ public final class ThroughputFunction
       awaitFlows(next, ctx);
     }
     expire(now, ctx);
+  }
+
+  /**
+   * Moves the pair's records and series out of the states an earlier version kept them in (restored
+   * from its savepoint) into this version's; nothing to do for a pair that has none there.
+   */
+  private void adoptOldState() throws Exception {
+    Iterable<Flow> old = oldFlows.get();
+    if (old != null && old.iterator().hasNext()) {
+      flows.addAll(toList(old));
+      oldFlows.clear();
+    }
+    if (!oldSeries.isEmpty()) {
+      for (Map.Entry<String, SeriesState> e : oldSeries.entries()) {
+        series.put(e.getKey(), e.getValue());
+      }
+      oldSeries.clear();
+    }
+  }
+
+  private static List<Flow> toList(Iterable<Flow> flows) {
+    List<Flow> out = new ArrayList<>();
+    flows.forEach(out::add);
+    return out;
   }
 
   /** Looks at the pair again at {@code ms}, unless its timer is due earlier. */
