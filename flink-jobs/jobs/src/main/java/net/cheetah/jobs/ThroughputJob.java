@@ -8,6 +8,7 @@ import net.cheetah.core.Topics;
 import net.cheetah.jobs.flink.IdleAdvancingWatermarks;
 import net.cheetah.jobs.flink.KafkaIO;
 import net.cheetah.jobs.flink.KeyedBytes;
+import net.cheetah.jobs.throughput.PairKeySerializer;
 import net.cheetah.jobs.throughput.PrcaFunction;
 import net.cheetah.jobs.throughput.ThroughputFunction;
 import net.cheetah.jobs.throughput.ThroughputInput;
@@ -90,7 +91,7 @@ public final class ThroughputJob implements StreamJob {
         flows
             .values()
             .union(transfers.values())
-            .keyBy(ThroughputInput::pairKey, TypeInformation.of(String.class))
+            .keyBy(ThroughputInput::pairKey, PairKeySerializer.TYPE)
             .process(new ThroughputFunction(cfg, d))
             .returns(TypeInformation.of(KeyedBytes.class))
             .name("instances and series per host pair")
