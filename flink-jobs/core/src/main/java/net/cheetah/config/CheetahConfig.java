@@ -1109,7 +1109,8 @@ public record CheetahConfig(
       long peerWindowMs,
       int sitePrefixV4,
       int history,
-      int pairTtlDays)
+      int pairTtlDays,
+      long checkpointIntervalMs)
       implements Serializable {
     public static final Key<Long> INSTANCE_WINDOW_MS =
         Key.whole(
@@ -1212,6 +1213,15 @@ public record CheetahConfig(
                 "the throughput job forgets a host pair's series after this many days (event time)"
                     + " without an observation")
             .check(v -> v >= 1, ">= 1");
+    public static final Key<Long> CHECKPOINT_INTERVAL_MS =
+        Key.whole(
+                "throughput.checkpoint-interval-ms",
+                "10000",
+                "the throughput job's checkpoint interval (the other jobs': flink.checkpoint-interval-ms):"
+                    + " its state holds every host pair's series, written in full at each"
+                    + " checkpoint, and its rows and alerts, committed at each, come minutes after"
+                    + " their flows anyway")
+            .check(v -> v > 0, "> 0");
     public static final List<Key<?>> KEYS =
         List.of(
             INSTANCE_WINDOW_MS,
@@ -1229,7 +1239,8 @@ public record CheetahConfig(
             PEER_WINDOW_MS,
             SITE_PREFIX_V4,
             HISTORY,
-            PAIR_TTL_DAYS);
+            PAIR_TTL_DAYS,
+            CHECKPOINT_INTERVAL_MS);
 
     public Throughput {
       INSTANCE_WINDOW_MS.require(instanceWindowMs);
@@ -1248,6 +1259,7 @@ public record CheetahConfig(
       SITE_PREFIX_V4.require(sitePrefixV4);
       HISTORY.require(history);
       PAIR_TTL_DAYS.require(pairTtlDays);
+      CHECKPOINT_INTERVAL_MS.require(checkpointIntervalMs);
     }
 
     static Throughput from(Values v) {
@@ -1267,7 +1279,8 @@ public record CheetahConfig(
           v.get(PEER_WINDOW_MS),
           v.get(SITE_PREFIX_V4),
           v.get(HISTORY),
-          v.get(PAIR_TTL_DAYS));
+          v.get(PAIR_TTL_DAYS),
+          v.get(CHECKPOINT_INTERVAL_MS));
     }
 
     /** The defaults (tests and the offline command without --config). */

@@ -1,5 +1,6 @@
 package net.cheetah.jobs;
 
+import java.util.Map;
 import java.util.Optional;
 import net.cheetah.analytics.throughput.HostSample;
 import net.cheetah.analytics.throughput.Transfer;
@@ -16,6 +17,8 @@ import net.cheetah.jobs.throughput.ThroughputInputs;
 import org.apache.flink.api.common.eventtime.SerializableTimestampAssigner;
 import org.apache.flink.api.common.eventtime.WatermarkStrategy;
 import org.apache.flink.api.common.typeinfo.TypeInformation;
+import org.apache.flink.configuration.CheckpointingOptions;
+import org.apache.flink.configuration.Configuration;
 import org.apache.flink.streaming.api.datastream.DataStream;
 import org.apache.flink.streaming.api.datastream.SingleOutputStreamOperator;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
@@ -47,6 +50,13 @@ public final class ThroughputJob implements StreamJob {
   public void addTo(StreamExecutionEnvironment env, JobSettings s) {
     KafkaIO.Access bootstrap = s.kafka(NAME);
     CheetahConfig.Throughput cfg = s.config().throughput();
+    // Its own interval (JobEnvironment set flink.checkpoint-interval-ms): every pair's series are
+    // in the state, written in full at each checkpoint (docs/BENCHMARKS.md, section 2).
+    env.configure(
+        Configuration.fromMap(
+            Map.of(
+                CheckpointingOptions.CHECKPOINTING_INTERVAL.key(),
+                cfg.checkpointIntervalMs() + " ms")));
     CheetahConfig.Detection d = s.config().detection();
     KafkaIO.Checked<ThroughputInput> flows =
         KafkaIO.checked(

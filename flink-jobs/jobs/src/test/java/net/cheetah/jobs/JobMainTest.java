@@ -46,6 +46,8 @@ class JobMainTest {
                       "--set",
                       "flink.checkpoint-interval-ms=750",
                       "--set",
+                      "throughput.checkpoint-interval-ms=4000",
+                      "--set",
                       "flink.checkpoint-dir=file:///var/cheetah/chk",
                       "--set",
                       "flink.parallelism=2"),
@@ -57,7 +59,10 @@ class JobMainTest {
       JobMain.build(plan, env);
       StreamGraph graph = env.getStreamGraph();
       assertThat(graph.getStreamNodes()).as(job.name()).isNotEmpty();
-      assertThat(graph.getCheckpointConfig().getCheckpointInterval()).isEqualTo(750);
+      // The throughput job checkpoints at its own interval (its state holds every pair's series).
+      assertThat(graph.getCheckpointConfig().getCheckpointInterval())
+          .as(job.name())
+          .isEqualTo(job.name().equals(ThroughputJob.NAME) ? 4000 : 750);
       assertThat(graph.getCheckpointConfig().getCheckpointingConsistencyMode())
           .isEqualTo(CheckpointingMode.EXACTLY_ONCE);
       assertThat(graph.getJobConfiguration().get(CheckpointingOptions.CHECKPOINTS_DIRECTORY))
