@@ -603,18 +603,7 @@ public final class StackBenchmark implements BenchRun.Bench {
     /** The processes of the snapshot, by program name: "java 1234, python3 1240, ...". */
     String processes() {
       return String.join(
-          ", ",
-          ticks.keySet().stream()
-              .sorted()
-              .map(
-                  pid ->
-                      ProcessHandle.of(pid)
-                              .flatMap(h -> h.info().command())
-                              .map(c -> Path.of(c).getFileName().toString())
-                              .orElse("?")
-                          + " "
-                          + pid)
-              .toList());
+          ", ", ticks.keySet().stream().sorted().map(pid -> program(pid) + " " + pid).toList());
     }
 
     /** CPU seconds of each process since {@code earlier}: "java 81.2 s, python3.11 30.4 s". */
@@ -627,12 +616,16 @@ public final class StackBenchmark implements BenchRun.Bench {
                   pid ->
                       f(
                           "%s %.1f s",
-                          ProcessHandle.of(pid)
-                              .flatMap(h -> h.info().command())
-                              .map(c -> Path.of(c).getFileName().toString())
-                              .orElse("?"),
+                          program(pid),
                           (ticks.get(pid) - earlier.ticks.getOrDefault(pid, 0L)) / TICKS_PER_S))
               .toList());
+    }
+
+    private static String program(long pid) {
+      return ProcessHandle.of(pid)
+          .flatMap(h -> h.info().command())
+          .map(c -> Path.of(c).getFileName().toString())
+          .orElse("?");
     }
 
     /** CPU seconds of the tree since {@code earlier}. */

@@ -3,10 +3,9 @@ package net.cheetah.jobs.cheetah;
 import java.io.IOException;
 import net.cheetah.core.flow.Address;
 import net.cheetah.core.flow.FlowKey;
-import org.apache.flink.api.common.serialization.SerializerConfig;
+import net.cheetah.jobs.flink.KeyTypeInfo;
 import org.apache.flink.api.common.typeinfo.TypeInformation;
 import org.apache.flink.api.common.typeutils.SimpleTypeSerializerSnapshot;
-import org.apache.flink.api.common.typeutils.TypeSerializer;
 import org.apache.flink.api.common.typeutils.TypeSerializerSnapshot;
 import org.apache.flink.api.common.typeutils.base.TypeSerializerSingleton;
 import org.apache.flink.core.memory.DataInputView;
@@ -25,7 +24,8 @@ public final class FlowKeySerializer extends TypeSerializerSingleton<FlowKey> {
   public static final FlowKeySerializer INSTANCE = new FlowKeySerializer();
 
   /** For {@code keyBy}: the key type of the cheetah operator. */
-  public static final TypeInformation<FlowKey> TYPE = new Info();
+  public static final TypeInformation<FlowKey> TYPE =
+      new KeyTypeInfo<>(FlowKey.class, INSTANCE, "FlowKey(hand-written serializer)");
 
   private static final long V4_MAPPED_LO_PREFIX = 0x0000_FFFF_0000_0000L;
 
@@ -126,63 +126,6 @@ public final class FlowKeySerializer extends TypeSerializerSingleton<FlowKey> {
   public static final class Snapshot extends SimpleTypeSerializerSnapshot<FlowKey> {
     public Snapshot() {
       super(() -> INSTANCE);
-    }
-  }
-
-  private static final class Info extends TypeInformation<FlowKey> {
-    @Override
-    public boolean isBasicType() {
-      return false;
-    }
-
-    @Override
-    public boolean isTupleType() {
-      return false;
-    }
-
-    @Override
-    public int getArity() {
-      return 1;
-    }
-
-    @Override
-    public int getTotalFields() {
-      return 1;
-    }
-
-    @Override
-    public Class<FlowKey> getTypeClass() {
-      return FlowKey.class;
-    }
-
-    @Override
-    public boolean isKeyType() {
-      return true;
-    }
-
-    @Override
-    public TypeSerializer<FlowKey> createSerializer(SerializerConfig config) {
-      return INSTANCE;
-    }
-
-    @Override
-    public String toString() {
-      return "FlowKey(hand-written serializer)";
-    }
-
-    @Override
-    public boolean equals(Object o) {
-      return o instanceof Info;
-    }
-
-    @Override
-    public int hashCode() {
-      return Info.class.hashCode();
-    }
-
-    @Override
-    public boolean canEqual(Object o) {
-      return o instanceof Info;
     }
   }
 }

@@ -1,7 +1,7 @@
 package net.cheetah.jobs.throughput;
 
 import java.io.IOException;
-import org.apache.flink.api.common.serialization.SerializerConfig;
+import net.cheetah.jobs.flink.KeyTypeInfo;
 import org.apache.flink.api.common.typeinfo.TypeInformation;
 import org.apache.flink.api.common.typeutils.TypeSerializer;
 import org.apache.flink.api.common.typeutils.TypeSerializerSchemaCompatibility;
@@ -25,7 +25,8 @@ public final class PairKeySerializer extends TypeSerializerSingleton<String> {
   public static final PairKeySerializer INSTANCE = new PairKeySerializer();
 
   /** For {@code keyBy}: the key type of the host-pair operator. */
-  public static final TypeInformation<String> TYPE = new Info();
+  public static final TypeInformation<String> TYPE =
+      new KeyTypeInfo<>(String.class, INSTANCE, "String(host-pair key, one write)");
 
   private static final int HIGH_BIT = 0x80;
 
@@ -140,63 +141,6 @@ public final class PairKeySerializer extends TypeSerializerSingleton<String> {
       return old instanceof Snapshot || old instanceof StringSerializer.StringSerializerSnapshot
           ? TypeSerializerSchemaCompatibility.compatibleAsIs()
           : TypeSerializerSchemaCompatibility.incompatible();
-    }
-  }
-
-  private static final class Info extends TypeInformation<String> {
-    @Override
-    public boolean isBasicType() {
-      return false;
-    }
-
-    @Override
-    public boolean isTupleType() {
-      return false;
-    }
-
-    @Override
-    public int getArity() {
-      return 1;
-    }
-
-    @Override
-    public int getTotalFields() {
-      return 1;
-    }
-
-    @Override
-    public Class<String> getTypeClass() {
-      return String.class;
-    }
-
-    @Override
-    public boolean isKeyType() {
-      return true;
-    }
-
-    @Override
-    public TypeSerializer<String> createSerializer(SerializerConfig config) {
-      return INSTANCE;
-    }
-
-    @Override
-    public String toString() {
-      return "String(host-pair key, one write)";
-    }
-
-    @Override
-    public boolean equals(Object o) {
-      return o instanceof Info;
-    }
-
-    @Override
-    public int hashCode() {
-      return Info.class.hashCode();
-    }
-
-    @Override
-    public boolean canEqual(Object o) {
-      return o instanceof Info;
     }
   }
 }
