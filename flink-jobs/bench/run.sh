@@ -13,9 +13,10 @@
 #                                   the whole stack: ./cheetah up itself (all its jobs, the
 #                                   warehouse, goflow2) on a temp data dir and free ports, the e2e
 #                                   workload (default 1M records) written to flows.goflow2.v1:
-#                                   records/s until the cheetah operator has them all and until the
+#                                   records/s until the cheetah operator has them all, until the
 #                                   warehouse stored them all (exit 3 unless flows rows == flows.v1
-#                                   records), CPU of up's process tree (~3 min; `stack --help`)
+#                                   records) and until every job reading flows.v1 committed all of
+#                                   it; CPU of up's process tree and per process (~3 min; `stack --help`)
 #   flink-jobs/bench/run.sh state   [--flows N[,N...]] [--no-legacy]
 #                                   checkpointed state of the cheetah operator per concurrent
 #                                   flow that cannot be a cheetah (default 10^5 and 10^6 mice),
