@@ -2,9 +2,9 @@ package net.cheetah.jobs.cheetah;
 
 import java.io.IOException;
 import net.cheetah.core.flow.StitchedFlow;
+import net.cheetah.jobs.flink.HandSerializer;
 import org.apache.flink.api.common.typeutils.SimpleTypeSerializerSnapshot;
 import org.apache.flink.api.common.typeutils.TypeSerializerSnapshot;
-import org.apache.flink.api.common.typeutils.base.TypeSerializerSingleton;
 import org.apache.flink.core.memory.DataInputView;
 import org.apache.flink.core.memory.DataOutputView;
 
@@ -18,7 +18,7 @@ import org.apache.flink.core.memory.DataOutputView;
  * then a flags byte (bit 0 a flow follows, bit 1 its id is not 16 hex digits and is written as UTF,
  * bit 2 it is a cheetah) and the flow's fields.
  */
-public final class CheetahKeyStateSerializer extends TypeSerializerSingleton<CheetahKeyState> {
+public final class CheetahKeyStateSerializer extends HandSerializer<CheetahKeyState> {
   public static final CheetahKeyStateSerializer INSTANCE = new CheetahKeyStateSerializer();
 
   private static final int HAS_FLOW = 1;
@@ -63,16 +63,6 @@ public final class CheetahKeyStateSerializer extends TypeSerializerSingleton<Che
     c.cheetah = f.cheetah;
     c.seq = f.seq;
     return c;
-  }
-
-  @Override
-  public CheetahKeyState copy(CheetahKeyState from, CheetahKeyState reuse) {
-    return copy(from);
-  }
-
-  @Override
-  public int getLength() {
-    return -1;
   }
 
   @Override
@@ -173,16 +163,6 @@ public final class CheetahKeyStateSerializer extends TypeSerializerSingleton<Che
     f.seq = Varints.readSigned(in);
     s.flow = f;
     return s;
-  }
-
-  @Override
-  public CheetahKeyState deserialize(CheetahKeyState reuse, DataInputView in) throws IOException {
-    return deserialize(in);
-  }
-
-  @Override
-  public void copy(DataInputView in, DataOutputView out) throws IOException {
-    serialize(deserialize(in), out);
   }
 
   @Override

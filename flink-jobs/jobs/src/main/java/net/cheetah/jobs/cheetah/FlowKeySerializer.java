@@ -3,11 +3,11 @@ package net.cheetah.jobs.cheetah;
 import java.io.IOException;
 import net.cheetah.core.flow.Address;
 import net.cheetah.core.flow.FlowKey;
+import net.cheetah.jobs.flink.HandSerializer;
 import net.cheetah.jobs.flink.KeyTypeInfo;
 import org.apache.flink.api.common.typeinfo.TypeInformation;
 import org.apache.flink.api.common.typeutils.SimpleTypeSerializerSnapshot;
 import org.apache.flink.api.common.typeutils.TypeSerializerSnapshot;
-import org.apache.flink.api.common.typeutils.base.TypeSerializerSingleton;
 import org.apache.flink.core.memory.DataInputView;
 import org.apache.flink.core.memory.DataOutputView;
 
@@ -20,7 +20,7 @@ import org.apache.flink.core.memory.DataOutputView;
  * <p>Key groups (rescaling) come from {@link FlowKey#hashCode()}, not from these bytes, so they are
  * what they were with the POJO serializer.
  */
-public final class FlowKeySerializer extends TypeSerializerSingleton<FlowKey> {
+public final class FlowKeySerializer extends HandSerializer.Immutable<FlowKey> {
   public static final FlowKeySerializer INSTANCE = new FlowKeySerializer();
 
   /** For {@code keyBy}: the key type of the cheetah operator. */
@@ -30,29 +30,9 @@ public final class FlowKeySerializer extends TypeSerializerSingleton<FlowKey> {
   private static final long V4_MAPPED_LO_PREFIX = 0x0000_FFFF_0000_0000L;
 
   @Override
-  public boolean isImmutableType() {
-    return true;
-  }
-
-  @Override
   public FlowKey createInstance() {
     Address zero = new Address(0, 0);
     return new FlowKey(zero, zero, zero, 0, 0, 0);
-  }
-
-  @Override
-  public FlowKey copy(FlowKey from) {
-    return from;
-  }
-
-  @Override
-  public FlowKey copy(FlowKey from, FlowKey reuse) {
-    return from;
-  }
-
-  @Override
-  public int getLength() {
-    return -1;
   }
 
   @Override
@@ -85,16 +65,6 @@ public final class FlowKeySerializer extends TypeSerializerSingleton<FlowKey> {
         Varints.readSignedInt(in),
         Varints.readSignedInt(in),
         Varints.readSignedInt(in));
-  }
-
-  @Override
-  public FlowKey deserialize(FlowKey reuse, DataInputView in) throws IOException {
-    return deserialize(in);
-  }
-
-  @Override
-  public void copy(DataInputView in, DataOutputView out) throws IOException {
-    serialize(deserialize(in), out);
   }
 
   @Override

@@ -4,9 +4,9 @@ import java.io.IOException;
 import net.cheetah.core.flow.Flow;
 import net.cheetah.jobs.cheetah.FlowKeySerializer;
 import net.cheetah.jobs.cheetah.Varints;
+import net.cheetah.jobs.flink.HandSerializer;
 import org.apache.flink.api.common.typeutils.SimpleTypeSerializerSnapshot;
 import org.apache.flink.api.common.typeutils.TypeSerializerSnapshot;
-import org.apache.flink.api.common.typeutils.base.TypeSerializerSingleton;
 import org.apache.flink.core.memory.DataInputView;
 import org.apache.flink.core.memory.DataOutputView;
 
@@ -16,32 +16,12 @@ import org.apache.flink.core.memory.DataOutputView;
  * numbers as varints. Flink's record (POJO) serializer spends 124 bytes and a reflective field walk
  * on an IPv4 record; this 41, in two writes.
  */
-public final class FlowSerializer extends TypeSerializerSingleton<Flow> {
+public final class FlowSerializer extends HandSerializer.Immutable<Flow> {
   public static final FlowSerializer INSTANCE = new FlowSerializer();
-
-  @Override
-  public boolean isImmutableType() {
-    return true;
-  }
 
   @Override
   public Flow createInstance() {
     return new Flow(FlowKeySerializer.INSTANCE.createInstance(), 0, 0, 0, 0, 0, 0);
-  }
-
-  @Override
-  public Flow copy(Flow from) {
-    return from;
-  }
-
-  @Override
-  public Flow copy(Flow from, Flow reuse) {
-    return from;
-  }
-
-  @Override
-  public int getLength() {
-    return -1;
   }
 
   @Override
@@ -73,16 +53,6 @@ public final class FlowSerializer extends TypeSerializerSingleton<Flow> {
         Varints.readSigned(in),
         Varints.readSignedInt(in),
         Varints.readSignedInt(in));
-  }
-
-  @Override
-  public Flow deserialize(Flow reuse, DataInputView in) throws IOException {
-    return deserialize(in);
-  }
-
-  @Override
-  public void copy(DataInputView in, DataOutputView out) throws IOException {
-    serialize(deserialize(in), out);
   }
 
   @Override

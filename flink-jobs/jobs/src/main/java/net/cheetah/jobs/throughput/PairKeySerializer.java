@@ -1,13 +1,13 @@
 package net.cheetah.jobs.throughput;
 
 import java.io.IOException;
+import net.cheetah.jobs.flink.HandSerializer;
 import net.cheetah.jobs.flink.KeyTypeInfo;
 import org.apache.flink.api.common.typeinfo.TypeInformation;
 import org.apache.flink.api.common.typeutils.TypeSerializer;
 import org.apache.flink.api.common.typeutils.TypeSerializerSchemaCompatibility;
 import org.apache.flink.api.common.typeutils.TypeSerializerSnapshot;
 import org.apache.flink.api.common.typeutils.base.StringSerializer;
-import org.apache.flink.api.common.typeutils.base.TypeSerializerSingleton;
 import org.apache.flink.core.memory.DataInputView;
 import org.apache.flink.core.memory.DataOutputView;
 import org.apache.flink.types.StringValue;
@@ -21,7 +21,7 @@ import org.apache.flink.types.StringValue;
  * bytes, so a savepoint written with StringSerializer restores as it is, and key groups come from
  * {@link String#hashCode()} as before.
  */
-public final class PairKeySerializer extends TypeSerializerSingleton<String> {
+public final class PairKeySerializer extends HandSerializer.Immutable<String> {
   public static final PairKeySerializer INSTANCE = new PairKeySerializer();
 
   /** For {@code keyBy}: the key type of the host-pair operator. */
@@ -31,28 +31,8 @@ public final class PairKeySerializer extends TypeSerializerSingleton<String> {
   private static final int HIGH_BIT = 0x80;
 
   @Override
-  public boolean isImmutableType() {
-    return true;
-  }
-
-  @Override
   public String createInstance() {
     return "";
-  }
-
-  @Override
-  public String copy(String from) {
-    return from;
-  }
-
-  @Override
-  public String copy(String from, String reuse) {
-    return from;
-  }
-
-  @Override
-  public int getLength() {
-    return -1;
   }
 
   @Override
@@ -98,11 +78,6 @@ public final class PairKeySerializer extends TypeSerializerSingleton<String> {
       throw new IOException("malformed host-pair key: null");
     }
     return s;
-  }
-
-  @Override
-  public String deserialize(String reuse, DataInputView in) throws IOException {
-    return deserialize(in);
   }
 
   @Override

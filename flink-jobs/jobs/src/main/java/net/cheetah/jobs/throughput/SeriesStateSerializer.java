@@ -2,9 +2,9 @@ package net.cheetah.jobs.throughput;
 
 import java.io.IOException;
 import net.cheetah.jobs.cheetah.Varints;
+import net.cheetah.jobs.flink.HandSerializer;
 import org.apache.flink.api.common.typeutils.SimpleTypeSerializerSnapshot;
 import org.apache.flink.api.common.typeutils.TypeSerializerSnapshot;
-import org.apache.flink.api.common.typeutils.base.TypeSerializerSingleton;
 import org.apache.flink.core.memory.DataInputView;
 import org.apache.flink.core.memory.DataOutputView;
 
@@ -16,7 +16,7 @@ import org.apache.flink.core.memory.DataOutputView;
  * the EWMA as the doubles' bits, fit hours as varints, and each fit value as a tag byte (NaN, zero,
  * or eight bytes follow). Every double comes back with the bits it had.
  */
-public final class SeriesStateSerializer extends TypeSerializerSingleton<SeriesState> {
+public final class SeriesStateSerializer extends HandSerializer<SeriesState> {
   public static final SeriesStateSerializer INSTANCE = new SeriesStateSerializer();
 
   /** More than any series holds (throughput.history): a larger length is a corrupt state. */
@@ -45,16 +45,6 @@ public final class SeriesStateSerializer extends TypeSerializerSingleton<SeriesS
         from.ewma(),
         from.fitHour().clone(),
         from.fit().clone());
-  }
-
-  @Override
-  public SeriesState copy(SeriesState from, SeriesState reuse) {
-    return copy(from);
-  }
-
-  @Override
-  public int getLength() {
-    return -1;
   }
 
   @Override
@@ -131,16 +121,6 @@ public final class SeriesStateSerializer extends TypeSerializerSingleton<SeriesS
       throw new IOException("malformed series state: length " + n);
     }
     return (int) n;
-  }
-
-  @Override
-  public SeriesState deserialize(SeriesState reuse, DataInputView in) throws IOException {
-    return deserialize(in);
-  }
-
-  @Override
-  public void copy(DataInputView in, DataOutputView out) throws IOException {
-    serialize(deserialize(in), out);
   }
 
   @Override
