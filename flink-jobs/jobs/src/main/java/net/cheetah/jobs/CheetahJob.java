@@ -48,7 +48,6 @@ public final class CheetahJob implements StreamJob {
             NAME,
             Decoders.flows(STAGE),
             Optional.of(CheetahPipeline.flowWatermarks(s.config().detection())),
-            Flow.class,
             "flows-source");
     checked
         .rejected()

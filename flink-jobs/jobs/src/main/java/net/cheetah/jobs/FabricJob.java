@@ -62,7 +62,6 @@ public final class FabricJob implements StreamJob {
             NAME,
             FabricInputs.samples(fabric, map),
             Optional.empty(),
-            FabricInput.class,
             "flows-source");
     KafkaIO.Checked<FabricInput> counters =
         KafkaIO.checked(
@@ -72,7 +71,6 @@ public final class FabricJob implements StreamJob {
             NAME,
             FabricInputs.counters(fabric, map),
             Optional.empty(),
-            FabricInput.class,
             "counters-source");
     samples
         .rejected()

@@ -40,7 +40,6 @@ public final class LinkStatsJob implements StreamJob {
             NAME,
             LinkInputs.bins(),
             Optional.empty(),
-            LinkInput.class,
             "bins-source");
     KafkaIO.Checked<LinkInput> cheetahs =
         KafkaIO.checked(
@@ -50,7 +49,6 @@ public final class LinkStatsJob implements StreamJob {
             NAME,
             LinkInputs.netflowCheetahs(),
             Optional.empty(),
-            LinkInput.class,
             "cheetahs-source");
     KafkaIO.Checked<LinkInput> capacities =
         KafkaIO.checked(
@@ -60,7 +58,6 @@ public final class LinkStatsJob implements StreamJob {
             NAME,
             LinkInputs.capacities(),
             Optional.empty(),
-            LinkInput.class,
             "snmp-source");
     bins.rejected()
         .union(cheetahs.rejected(), capacities.rejected())

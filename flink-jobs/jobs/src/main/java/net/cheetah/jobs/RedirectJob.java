@@ -85,7 +85,6 @@ public final class RedirectJob implements StreamJob {
             NAME,
             Sightings.reader(atOnce),
             Optional.empty(),
-            CheetahSighting.class,
             "cheetahs-source",
             atOnce ? KafkaIO.Isolation.ALL : KafkaIO.Isolation.COMMITTED);
     DataStream<KeyedBytes> rejected = cheetahs.rejected();
@@ -99,7 +98,6 @@ public final class RedirectJob implements StreamJob {
               NAME,
               Sightings.reader(),
               Optional.empty(),
-              CheetahSighting.class,
               "control-source");
       rejected = rejected.union(control.rejected());
       routed = routed.union(route(control.values(), settings, "route-control", true));

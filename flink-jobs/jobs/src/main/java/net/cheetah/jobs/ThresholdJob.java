@@ -56,7 +56,6 @@ public final class ThresholdJob implements StreamJob {
             NAME,
             ThresholdInputs.stats(),
             Optional.empty(),
-            ThresholdInput.class,
             "stats-source");
     KafkaIO.Checked<ThresholdInput> polls =
         KafkaIO.checked(
@@ -66,7 +65,6 @@ public final class ThresholdJob implements StreamJob {
             NAME,
             ThresholdInputs.polls(),
             Optional.empty(),
-            ThresholdInput.class,
             "snmp-source");
     stats
         .rejected()

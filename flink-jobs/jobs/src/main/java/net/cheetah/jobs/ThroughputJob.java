@@ -66,7 +66,6 @@ public final class ThroughputJob implements StreamJob {
             NAME,
             ThroughputInputs.flows(),
             Optional.of(watermarks(d, d.effectiveFirstRecordHoldMs())),
-            ThroughputInput.class,
             "flows-source");
     KafkaIO.Checked<ThroughputInput> transfers =
         KafkaIO.checked(
@@ -78,7 +77,6 @@ public final class ThroughputJob implements StreamJob {
             // Sparse: an empty transfers.v1 must not hold the flows back for
             // detection.first-record-hold-ms (the demo's is 10 minutes).
             Optional.of(watermarks(d, d.defaultFirstRecordHoldMs())),
-            ThroughputInput.class,
             "transfers-source");
     KafkaIO.Checked<HostSample> samples =
         KafkaIO.checked(
@@ -89,7 +87,6 @@ public final class ThroughputJob implements StreamJob {
             ThroughputInputs.hostSamples(),
             // Sparse as transfers.v1 (often no host is sampled at all).
             Optional.of(watermarks(d, d.defaultFirstRecordHoldMs(), (h, ts) -> h.ms())),
-            HostSample.class,
             "host-samples-source");
     flows
         .rejected()

@@ -4,7 +4,7 @@ import java.io.IOException;
 import net.cheetah.core.flow.Address;
 import net.cheetah.core.flow.FlowKey;
 import net.cheetah.jobs.flink.HandSerializer;
-import net.cheetah.jobs.flink.KeyTypeInfo;
+import net.cheetah.jobs.flink.HandTypeInfo;
 import org.apache.flink.api.common.typeinfo.TypeInformation;
 import org.apache.flink.api.common.typeutils.SimpleTypeSerializerSnapshot;
 import org.apache.flink.api.common.typeutils.TypeSerializerSnapshot;
@@ -25,7 +25,7 @@ public final class FlowKeySerializer extends HandSerializer.Immutable<FlowKey> {
 
   /** For {@code keyBy}: the key type of the cheetah operator. */
   public static final TypeInformation<FlowKey> TYPE =
-      new KeyTypeInfo<>(FlowKey.class, INSTANCE, "FlowKey(hand-written serializer)");
+      new HandTypeInfo<>(FlowKey.class, INSTANCE, "FlowKey(hand-written serializer)");
 
   private static final long V4_MAPPED_LO_PREFIX = 0x0000_FFFF_0000_0000L;
 

@@ -5,6 +5,7 @@ import com.google.protobuf.InvalidProtocolBufferException;
 import java.util.Optional;
 import net.cheetah.core.flow.Flow;
 import net.cheetah.jobs.flink.KeyedBytes;
+import net.cheetah.jobs.throughput.FlowSerializer;
 import net.cheetah.schemas.v1.FlowRecord;
 import net.cheetah.schemas.v1.RejectedRecord;
 import org.apache.flink.api.common.serialization.DeserializationSchema;
@@ -34,7 +35,9 @@ public final class Decoders {
   /** flows.v1 as the cheetah job reads it. */
   public static KafkaRecordDeserializationSchema<Either<KeyedBytes, Flow>> flows(String stage) {
     return of(
-        stage, Flow.class, (v, at) -> Optional.of(RecordChecks.flow(FlowRecord.parseFrom(v), at)));
+        stage,
+        FlowSerializer.TYPE,
+        (v, at) -> Optional.of(RecordChecks.flow(FlowRecord.parseFrom(v), at)));
   }
 
   /**
@@ -68,6 +71,12 @@ public final class Decoders {
   /** A reader of one of the jobs' topics, refusing for {@code stage}. */
   public static <T> KafkaRecordDeserializationSchema<Either<KeyedBytes, T>> of(
       String stage, Class<T> type, Parser<T> parser) {
+    return of(stage, TypeInformation.of(type), parser);
+  }
+
+  /** As the other {@code of}, with the values' type (a serializer written by hand, say). */
+  public static <T> KafkaRecordDeserializationSchema<Either<KeyedBytes, T>> of(
+      String stage, TypeInformation<T> type, Parser<T> parser) {
     return new Reader<>(stage, type, parser);
   }
 
@@ -75,12 +84,12 @@ public final class Decoders {
       implements KafkaRecordDeserializationSchema<Either<KeyedBytes, T>> {
     private static final long serialVersionUID = 1L;
     private final String stage;
-    private final Class<T> type;
+    private final TypeInformation<T> type;
     private final Parser<T> parser;
     private transient Counter rejected;
     private transient Counter ignored;
 
-    Reader(String stage, Class<T> type, Parser<T> parser) {
+    Reader(String stage, TypeInformation<T> type, Parser<T> parser) {
       this.stage = stage;
       this.type = type;
       this.parser = parser;
@@ -147,7 +156,7 @@ public final class Decoders {
 
     @Override
     public TypeInformation<Either<KeyedBytes, T>> getProducedType() {
-      return new EitherTypeInfo<>(TypeInformation.of(KeyedBytes.class), TypeInformation.of(type));
+      return new EitherTypeInfo<>(TypeInformation.of(KeyedBytes.class), type);
     }
   }
 }

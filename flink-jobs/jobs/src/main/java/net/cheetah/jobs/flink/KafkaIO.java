@@ -11,6 +11,7 @@ import org.apache.flink.api.common.eventtime.WatermarkGeneratorSupplier;
 import org.apache.flink.api.common.eventtime.WatermarkOutput;
 import org.apache.flink.api.common.eventtime.WatermarkStrategy;
 import org.apache.flink.api.common.typeinfo.TypeInformation;
+import org.apache.flink.api.java.typeutils.EitherTypeInfo;
 import org.apache.flink.connector.base.DeliveryGuarantee;
 import org.apache.flink.connector.kafka.sink.KafkaRecordSerializationSchema;
 import org.apache.flink.connector.kafka.sink.KafkaSink;
@@ -125,10 +126,8 @@ public final class KafkaIO {
       String groupId,
       KafkaRecordDeserializationSchema<Either<KeyedBytes, T>> decoder,
       Optional<WatermarkStrategy<T>> watermarks,
-      Class<T> type,
       String uid) {
-    return checked(
-        env, bootstrap, topic, groupId, decoder, watermarks, type, uid, Isolation.COMMITTED);
+    return checked(env, bootstrap, topic, groupId, decoder, watermarks, uid, Isolation.COMMITTED);
   }
 
   /** As the other {@code checked}, reading the records {@code isolation} selects. */
@@ -139,7 +138,6 @@ public final class KafkaIO {
       String groupId,
       KafkaRecordDeserializationSchema<Either<KeyedBytes, T>> decoder,
       Optional<WatermarkStrategy<T>> watermarks,
-      Class<T> type,
       String uid,
       Isolation isolation) {
     SingleOutputStreamOperator<T> values =
@@ -149,10 +147,16 @@ public final class KafkaIO {
                 topic)
             .uid(uid)
             .process(new SplitRejected<T>())
-            .returns(TypeInformation.of(type))
+            .returns(valuesOf(decoder))
             .name("checked " + topic)
             .uid(uid + "-checked");
     return new Checked<>(values, values.getSideOutput(REJECTED));
+  }
+
+  /** The type of the values a checking decoder accepts (its serializer may be written by hand). */
+  private static <T> TypeInformation<T> valuesOf(
+      KafkaRecordDeserializationSchema<Either<KeyedBytes, T>> decoder) {
+    return ((EitherTypeInfo<KeyedBytes, T>) decoder.getProducedType()).getRightType();
   }
 
   /** A topic's accepted values, and its refused records as flows.rejected.v1 records. */

@@ -5,19 +5,27 @@ import net.cheetah.core.flow.Flow;
 import net.cheetah.jobs.cheetah.FlowKeySerializer;
 import net.cheetah.jobs.cheetah.Varints;
 import net.cheetah.jobs.flink.HandSerializer;
+import net.cheetah.jobs.flink.HandTypeInfo;
+import org.apache.flink.api.common.typeinfo.TypeInformation;
 import org.apache.flink.api.common.typeutils.SimpleTypeSerializerSnapshot;
 import org.apache.flink.api.common.typeutils.TypeSerializerSnapshot;
 import org.apache.flink.core.memory.DataInputView;
 import org.apache.flink.core.memory.DataOutputView;
 
 /**
- * A flow record of the throughput job's state, written by hand: the key as the cheetah operator
- * writes it ({@link FlowKeySerializer}), then start, duration, bytes, packets and the two AS
- * numbers as varints. Flink's record (POJO) serializer spends 124 bytes and a reflective field walk
- * on an IPv4 record; this 41, in two writes.
+ * A flow record written by hand: the key as the cheetah operator writes it ({@link
+ * FlowKeySerializer}), then start, duration, bytes, packets and the two AS numbers as varints.
+ * Flink's record (POJO) serializer spends 124 bytes and a reflective field walk on an IPv4 record;
+ * this 41, in two writes. It writes the throughput job's state, and the flows.v1 records the
+ * cheetah job sends across its keyed exchange ({@link #TYPE}); records are immutable, so chained
+ * operators pass them on without a copy.
  */
 public final class FlowSerializer extends HandSerializer.Immutable<Flow> {
   public static final FlowSerializer INSTANCE = new FlowSerializer();
+
+  /** The type of a stream of flow records. */
+  public static final TypeInformation<Flow> TYPE =
+      new HandTypeInfo<>(Flow.class, INSTANCE, "Flow(hand-written serializer)");
 
   @Override
   public Flow createInstance() {

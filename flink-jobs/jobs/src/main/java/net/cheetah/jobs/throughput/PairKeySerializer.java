@@ -2,7 +2,7 @@ package net.cheetah.jobs.throughput;
 
 import java.io.IOException;
 import net.cheetah.jobs.flink.HandSerializer;
-import net.cheetah.jobs.flink.KeyTypeInfo;
+import net.cheetah.jobs.flink.HandTypeInfo;
 import org.apache.flink.api.common.typeinfo.TypeInformation;
 import org.apache.flink.api.common.typeutils.TypeSerializer;
 import org.apache.flink.api.common.typeutils.TypeSerializerSchemaCompatibility;
@@ -26,7 +26,7 @@ public final class PairKeySerializer extends HandSerializer.Immutable<String> {
 
   /** For {@code keyBy}: the key type of the host-pair operator. */
   public static final TypeInformation<String> TYPE =
-      new KeyTypeInfo<>(String.class, INSTANCE, "String(host-pair key, one write)");
+      new HandTypeInfo<>(String.class, INSTANCE, "String(host-pair key, one write)");
 
   private static final int HIGH_BIT = 0x80;
 

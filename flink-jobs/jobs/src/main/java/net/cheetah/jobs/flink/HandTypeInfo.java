@@ -6,17 +6,18 @@ import org.apache.flink.api.common.typeinfo.TypeInformation;
 import org.apache.flink.api.common.typeutils.TypeSerializer;
 
 /**
- * A key type for {@code keyBy} whose serializer is written by hand (the cheetah operator's {@code
- * FlowKeySerializer}, the throughput job's {@code PairKeySerializer}): Flink writes the key of
- * every state entry and every timer into each checkpoint with it. Key groups still come from the
- * key's {@code hashCode()}.
+ * A type whose serializer is written by hand. As a {@code keyBy} key (the cheetah operator's {@code
+ * FlowKeySerializer}, the throughput job's {@code PairKeySerializer}), Flink writes the key of
+ * every state entry and every timer into each checkpoint with it; key groups still come from the
+ * key's {@code hashCode()}. As a stream's type (flow records, {@code FlowSerializer}), it writes
+ * every record that crosses a keyed exchange, and copies it between chained operators.
  */
-public final class KeyTypeInfo<T> extends TypeInformation<T> {
+public final class HandTypeInfo<T> extends TypeInformation<T> {
   private final Class<T> type;
   private final TypeSerializer<T> serializer;
   private final String name;
 
-  public KeyTypeInfo(Class<T> type, TypeSerializer<T> serializer, String name) {
+  public HandTypeInfo(Class<T> type, TypeSerializer<T> serializer, String name) {
     this.type = type;
     this.serializer = serializer;
     this.name = name;
@@ -64,7 +65,7 @@ public final class KeyTypeInfo<T> extends TypeInformation<T> {
 
   @Override
   public boolean equals(Object o) {
-    return o instanceof KeyTypeInfo<?> k && k.type == type && k.serializer.equals(serializer);
+    return o instanceof HandTypeInfo<?> k && k.type == type && k.serializer.equals(serializer);
   }
 
   @Override
@@ -74,6 +75,6 @@ public final class KeyTypeInfo<T> extends TypeInformation<T> {
 
   @Override
   public boolean canEqual(Object o) {
-    return o instanceof KeyTypeInfo;
+    return o instanceof HandTypeInfo;
   }
 }
