@@ -12,38 +12,19 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
-import java.util.Properties;
-import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Consumer;
 import java.util.stream.Stream;
 import net.cheetah.config.CheetahConfig;
-import net.cheetah.core.Topics;
-import net.cheetah.core.flow.Address;
 import net.cheetah.jobs.JobSettings;
 import net.cheetah.jobs.RedirectJob;
 import net.cheetah.jobs.StreamJob;
-import net.cheetah.jobs.codec.Codec;
 import net.cheetah.jobs.flink.JobEnvironment;
 import net.cheetah.jobs.redirects.RedirectKeys;
 import net.cheetah.runtime.EmbeddedFlink;
 import net.cheetah.runtime.EmbeddedKafka;
 import net.cheetah.runtime.TopicLayout;
-import net.cheetah.schemas.v1.CheetahEvent;
-import net.cheetah.schemas.v1.CheetahEventType;
-import net.cheetah.schemas.v1.DetectionSource;
-import net.cheetah.schemas.v1.RedirectAction;
-import net.cheetah.schemas.v1.RedirectCommand;
 import org.apache.flink.api.common.JobID;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
-import org.apache.kafka.clients.consumer.ConsumerConfig;
-import org.apache.kafka.clients.consumer.ConsumerRecord;
-import org.apache.kafka.clients.consumer.KafkaConsumer;
-import org.apache.kafka.clients.producer.KafkaProducer;
-import org.apache.kafka.clients.producer.ProducerConfig;
-import org.apache.kafka.clients.producer.ProducerRecord;
-import org.apache.kafka.common.TopicPartition;
-import org.apache.kafka.common.serialization.ByteArrayDeserializer;
-import org.apache.kafka.common.serialization.ByteArraySerializer;
 
 /**
  * Detection-to-command latency of redirects in the embedded runtime (issue 13, item 5): an in-JVM
@@ -70,6 +51,10 @@ import org.apache.kafka.common.serialization.ByteArraySerializer;
  * The command's time is when the same consumer first sees a SCAVENGER/DSCP_MARK command for that
  * flow (cheetah_flow_id) on redirects.commands.v1. Latency = command seen - detection.
  *
+ * <p>The feeds and the consumer run in a JVM of their own ({@link LatencyClients}), as the
+ * collector and the probe do: the stack's JVM stopping to collect garbage must not stop the events
+ * that reach it, nor the clock they are timed by.
+ *
  * <p>Each phase (an input of the redirect job, {@link RedirectJob.Input}) runs on its own fresh
  * broker and cluster, one after the other in the same run: by default the input before issue 13
  * (every cheetah from cheetahs.v1, committed) and today's. Prints {@code SUMMARY latency} lines.
@@ -85,6 +70,23 @@ public final class LatencyBenchmark {
       int partitions,
       List<RedirectJob.Input> phases,
       boolean keep) {
+
+    /** The options the clients' JVM needs ({@link LatencyClients#main}). */
+    List<String> clientArgs() {
+      return List.of(
+          "--seconds",
+          Integer.toString(seconds),
+          "--rate",
+          Integer.toString(rate),
+          "--probe-every-ms",
+          Long.toString(probeEveryMs),
+          "--probe-linger-ms",
+          Integer.toString(probeLingerMs),
+          "--checkpoint-ms",
+          Long.toString(checkpointMs),
+          "--partitions",
+          Integer.toString(partitions));
+    }
 
     static Options parse(String[] args) {
       int seconds = 60;
@@ -183,6 +185,7 @@ public final class LatencyBenchmark {
   private final List<Path> dirs = new ArrayList<>();
   private EmbeddedKafka kafka;
   private EmbeddedFlink flink;
+  private Process clients;
 
   LatencyBenchmark(Options o) {
     this.o = o;
@@ -222,14 +225,6 @@ public final class LatencyBenchmark {
       }
     }
     System.exit(status); // Flink and Kafka leave non-daemon threads behind after close()
-  }
-
-  /** What the watcher saw of one flow: its kind, detection and command times (epoch ms). */
-  static final class Seen {
-    boolean probe;
-    double detectedMs = Double.NaN; // NaN until its START is seen
-    double onTopicMs = Double.NaN; // probe: when its START was seen on cheetahs.v1
-    double commandMs = Double.NaN;
   }
 
   List<String> phase(RedirectJob.Input input) throws Exception {
@@ -282,37 +277,15 @@ public final class LatencyBenchmark {
     }
     say.accept("jobs running; feeding " + o.seconds() + " s");
 
-    Map<String, Seen> seen = new HashMap<>();
-    AtomicReference<Throwable> failed = new AtomicReference<>();
-    Watcher watcher = new Watcher(bootstrap, seen, failed);
-    watcher.start();
-    ProbeFeed probe = new ProbeFeed(bootstrap, failed);
     long[] gc0 = gc();
-    probe.start();
-    feedNetflow(bootstrap, failed);
-    probe.finish();
-    // Commands of the last STARTs: the committed input needs up to a checkpoint more.
-    long until = System.nanoTime() + Duration.ofMillis(3 * o.checkpointMs() + 10_000).toNanos();
-    while (System.nanoTime() < until && failed.get() == null) {
-      synchronized (seen) {
-        if (seen.values().stream()
-            .allMatch(s -> Double.isNaN(s.detectedMs) || !Double.isNaN(s.commandMs))) {
-          break;
-        }
-      }
-      Thread.sleep(100); // polling what the watcher has collected, not synchronising
-    }
-    watcher.finish();
+    Map<String, LatencyClients.Seen> seen = clients(bootstrap);
     long[] gc1 = gc();
-    if (failed.get() != null) {
-      throw new IllegalStateException("the feed or the watcher failed", failed.get());
-    }
     String load = Files.readString(Path.of("/proc/loadavg")).trim().split(" ", 4)[0];
     List<String> out = new ArrayList<>();
     synchronized (seen) {
       for (boolean isProbe : new boolean[] {false, true}) {
         String kind = isProbe ? "probe" : "netflow";
-        List<Seen> l =
+        List<LatencyClients.Seen> l =
             seen.values().stream()
                 .filter(s -> !Double.isNaN(s.detectedMs) && s.probe == isProbe)
                 .toList();
@@ -406,220 +379,47 @@ public final class LatencyBenchmark {
     return sorted[Math.max(0, Math.min(sorted.length - 1, rank - 1))];
   }
 
-  /** Wall-clock epoch ms with sub-ms resolution (currentTimeMillis anchored to nanoTime). */
-  private static final long BASE_MS = System.currentTimeMillis();
-
-  private static final long BASE_NANOS = System.nanoTime();
-
-  static double nowMs() {
-    return BASE_MS + (System.nanoTime() - BASE_NANOS) / 1e6;
-  }
-
-  /** The research-site mix, denser in transfers: a few NetFlow cheetahs every second. */
-  private void feedNetflow(String bootstrap, AtomicReference<Throwable> failed)
-      throws InterruptedException {
-    Properties p = new Properties();
-    p.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
-    p.put(ProducerConfig.ACKS_CONFIG, "all");
-    p.put(ProducerConfig.LINGER_MS_CONFIG, "5");
-    // As EndToEndBenchmark's preload: in order without the idempotent producer on a fresh broker.
-    p.put(ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, "false");
-    p.put(ProducerConfig.MAX_IN_FLIGHT_REQUESTS_PER_CONNECTION, "1");
-    SyntheticWorkload w = new SyntheticWorkload(new SyntheticWorkload.Params(1, 300, 3_000, 8, 20));
-    long total = (long) o.rate() * o.seconds();
-    long t0 = System.nanoTime();
-    long[] sent = {0};
-    try (KafkaProducer<byte[], byte[]> producer =
-        new KafkaProducer<>(p, new ByteArraySerializer(), new ByteArraySerializer())) {
-      long step = 100; // pace in blocks of 100 messages
-      while (sent[0] < total && failed.get() == null) {
-        long due = t0 + (long) (sent[0] * 1e9 / o.rate());
-        long wait = due - System.nanoTime();
-        if (wait > 0) {
-          Thread.sleep(wait / 1_000_000, (int) (wait % 1_000_000)); // pacing, not synchronising
-        }
-        w.generate(
-            Math.min(step, total - sent[0]),
-            m ->
-                producer.send(
-                    new ProducerRecord<>(
-                        Topics.GOFLOW2, m.exporter() % o.partitions(), m.key(), m.value()),
-                    (md, e) -> {
-                      if (e != null) {
-                        failed.compareAndSet(null, e);
-                      }
-                    }));
-        sent[0] += Math.min(step, total - sent[0]);
+  /**
+   * Runs the feeds and the watcher ({@link LatencyClients}) in a JVM of their own until the phase
+   * is over, and returns what the watcher saw of each flow.
+   */
+  private Map<String, LatencyClients.Seen> clients(String bootstrap) throws Exception {
+    List<String> cmd = new ArrayList<>();
+    cmd.add(ProcessHandle.current().info().command().orElse("java"));
+    cmd.add("-Xmx512m");
+    String log = System.getProperty("log4j2.configurationFile");
+    if (log != null) {
+      cmd.add("-Dlog4j2.configurationFile=" + log);
+    }
+    cmd.addAll(List.of("-cp", System.getProperty("java.class.path")));
+    cmd.add(LatencyClients.class.getName());
+    cmd.add(bootstrap);
+    cmd.addAll(o.clientArgs());
+    Process p;
+    synchronized (this) {
+      p = new ProcessBuilder(cmd).redirectError(ProcessBuilder.Redirect.INHERIT).start();
+      clients = p;
+    }
+    Map<String, LatencyClients.Seen> seen = new HashMap<>();
+    try (var lines =
+        new java.io.BufferedReader(
+            new java.io.InputStreamReader(p.getInputStream(), StandardCharsets.UTF_8))) {
+      for (String line = lines.readLine(); line != null; line = lines.readLine()) {
+        LatencyClients.Seen.parse(line).ifPresent(e -> seen.put(e.getKey(), e.getValue()));
       }
     }
-    SyntheticWorkload.Totals t = w.totals();
-    say.accept(
-        String.format(
-            Locale.ROOT,
-            "sent %,d goflow2 messages in %.1f s (%,d transfer records)",
-            t.records(),
-            (System.nanoTime() - t0) / 1e9,
-            t.transferRecords()));
-  }
-
-  /** Probe cheetahs: a START every probeEveryMs on the probe's link, its END a second later. */
-  private final class ProbeFeed extends Thread {
-    private final KafkaProducer<byte[], byte[]> producer;
-    private final AtomicReference<Throwable> failed;
-    private volatile boolean done;
-
-    ProbeFeed(String bootstrap, AtomicReference<Throwable> failed) {
-      super("probe-feed");
-      Properties p = new Properties();
-      p.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
-      p.put(ProducerConfig.ACKS_CONFIG, "all");
-      p.put(ProducerConfig.LINGER_MS_CONFIG, Integer.toString(o.probeLingerMs()));
-      p.put(ProducerConfig.COMPRESSION_TYPE_CONFIG, "lz4");
-      this.producer = new KafkaProducer<>(p, new ByteArraySerializer(), new ByteArraySerializer());
-      this.failed = failed;
+    int status = p.waitFor();
+    if (status != 0) {
+      throw new IllegalStateException(
+          "the feeds or the watcher failed (their JVM exited " + status + "; see above)");
     }
-
-    @Override
-    public void run() {
-      try {
-        long t0 = System.nanoTime();
-        for (int n = 0; !done && failed.get() == null; n++) {
-          long due = t0 + n * o.probeEveryMs() * 1_000_000L;
-          long wait = due - System.nanoTime();
-          if (wait > 0) {
-            Thread.sleep(wait / 1_000_000, (int) (wait % 1_000_000)); // pacing
-          }
-          send(event(n, CheetahEventType.CHEETAH_EVENT_TYPE_START, 1));
-          int ended = n - (int) Math.max(1, 1000 / o.probeEveryMs());
-          if (ended >= 0) {
-            send(event(ended, CheetahEventType.CHEETAH_EVENT_TYPE_END, 2));
-          }
-        }
-      } catch (Throwable t) {
-        failed.compareAndSet(null, t);
-      } finally {
-        producer.close();
-      }
-    }
-
-    void finish() throws InterruptedException {
-      done = true;
-      join();
-    }
-
-    private void send(CheetahEvent e) {
-      producer.send(
-          new ProducerRecord<>(
-              Topics.CHEETAHS, e.getFlowId().getBytes(StandardCharsets.UTF_8), e.toByteArray()),
-          (md, ex) -> {
-            if (ex != null) {
-              failed.compareAndSet(null, ex);
-            }
-          });
-    }
-
-    private CheetahEvent event(int n, CheetahEventType type, long seq) {
-      long now = System.currentTimeMillis();
-      return CheetahEvent.newBuilder()
-          .setFlowId("bench-probe-" + n)
-          .setType(type)
-          .setSource(DetectionSource.DETECTION_SOURCE_PROBE)
-          .setEventMs(now)
-          .setSeq(seq)
-          .setLinkId(PROBE_LINK)
-          .setSrcAddr(Codec.addr(Address.parse("198.51.100." + (1 + n % 250))))
-          .setDstAddr(Codec.addr(Address.parse("203.0.113.7")))
-          .setSrcPort(10_000 + n % 50_000)
-          .setDstPort(5201)
-          .setProto(6)
-          .setStartMs(now - 1000)
-          .setEndMs(now)
-          .setRateBps(3e9)
-          .setThresholdVersion(1)
-          .build();
-    }
-  }
-
-  /** Reads cheetahs.v1, cheetahs.control.v1 and the commands uncommitted, noting when. */
-  private static final class Watcher extends Thread {
-    private final KafkaConsumer<byte[], byte[]> consumer;
-    private final Map<String, Seen> seen;
-    private final AtomicReference<Throwable> failed;
-    private volatile boolean done;
-
-    Watcher(String bootstrap, Map<String, Seen> seen, AtomicReference<Throwable> failed) {
-      super("latency-watcher");
-      Properties c = new Properties();
-      c.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
-      c.put(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_uncommitted");
-      c.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, "false");
-      c.put(ConsumerConfig.FETCH_MAX_WAIT_MS_CONFIG, "5");
-      this.consumer =
-          new KafkaConsumer<>(c, new ByteArrayDeserializer(), new ByteArrayDeserializer());
-      List<TopicPartition> parts = new ArrayList<>();
-      for (String t :
-          List.of(Topics.CHEETAHS, Topics.CHEETAHS_CONTROL, Topics.REDIRECTS_COMMANDS)) {
-        consumer.partitionsFor(t).forEach(pi -> parts.add(new TopicPartition(t, pi.partition())));
-      }
-      consumer.assign(parts);
-      consumer.seekToBeginning(parts);
-      this.seen = seen;
-      this.failed = failed;
-    }
-
-    @Override
-    public void run() {
-      try {
-        while (!done) {
-          var records = consumer.poll(Duration.ofMillis(5));
-          double at = nowMs();
-          synchronized (seen) {
-            for (ConsumerRecord<byte[], byte[]> r : records) {
-              take(r, at);
-            }
-          }
-        }
-      } catch (Throwable t) {
-        failed.compareAndSet(null, t);
-      } finally {
-        consumer.close();
-      }
-    }
-
-    private void take(ConsumerRecord<byte[], byte[]> r, double at) throws IOException {
-      if (r.topic().equals(Topics.REDIRECTS_COMMANDS)) {
-        RedirectCommand c = RedirectCommand.parseFrom(r.value());
-        if (c.getAction() != RedirectAction.REDIRECT_ACTION_REMOVE
-            && !c.getCheetahFlowId().isEmpty()) {
-          Seen s = seen.computeIfAbsent(c.getCheetahFlowId(), k -> new Seen());
-          if (Double.isNaN(s.commandMs)) {
-            s.commandMs = at;
-          }
-        }
-        return;
-      }
-      CheetahEvent e = CheetahEvent.parseFrom(r.value());
-      if (e.getType() != CheetahEventType.CHEETAH_EVENT_TYPE_START) {
-        return;
-      }
-      boolean probe = e.getSource() == DetectionSource.DETECTION_SOURCE_PROBE;
-      Seen s = seen.computeIfAbsent(e.getFlowId(), k -> new Seen());
-      s.probe = probe;
-      if (probe) {
-        s.detectedMs = r.timestamp();
-        s.onTopicMs = at;
-      } else if (Double.isNaN(s.detectedMs) || at < s.detectedMs) {
-        s.detectedMs = at;
-      }
-    }
-
-    void finish() throws InterruptedException {
-      done = true;
-      join();
-    }
+    return seen;
   }
 
   synchronized void stop() {
+    if (clients != null && clients.isAlive()) {
+      clients.destroyForcibly(); // our own child, by its handle
+    }
     if (flink != null) {
       try {
         flink.close();
