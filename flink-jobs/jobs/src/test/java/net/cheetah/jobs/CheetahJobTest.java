@@ -25,17 +25,16 @@ class CheetahJobTest {
     StreamExecutionEnvironment env = new StreamExecutionEnvironment();
     JobMain.build(plan, env);
     StreamGraph graph = env.getStreamGraph();
-    StreamNode cheetahs =
-        graph.getStreamNodes().stream()
-            .filter(n -> n.getOperatorName().startsWith("cheetahs:"))
-            .findFirst()
-            .orElseThrow();
+    StreamNode cheetahs = node(graph, "cheetahs:");
     assertThat(cheetahs.getTypeSerializersIn()).containsExactly(FlowSerializer.INSTANCE);
-    StreamNode checked =
-        graph.getStreamNodes().stream()
-            .filter(n -> n.getOperatorName().startsWith("checked flows.v1"))
-            .findFirst()
-            .orElseThrow();
+    StreamNode checked = node(graph, "checked flows.v1");
     assertThat(checked.getTypeSerializerOut()).isSameAs(FlowSerializer.INSTANCE);
+  }
+
+  private static StreamNode node(StreamGraph graph, String namePrefix) {
+    return graph.getStreamNodes().stream()
+        .filter(n -> n.getOperatorName().startsWith(namePrefix))
+        .findFirst()
+        .orElseThrow();
   }
 }
