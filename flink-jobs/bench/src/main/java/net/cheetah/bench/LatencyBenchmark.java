@@ -282,80 +282,76 @@ public final class LatencyBenchmark {
     long[] gc1 = gc();
     String load = Files.readString(Path.of("/proc/loadavg")).trim().split(" ", 4)[0];
     List<String> out = new ArrayList<>();
-    synchronized (seen) {
-      for (boolean isProbe : new boolean[] {false, true}) {
-        String kind = isProbe ? "probe" : "netflow";
-        List<LatencyClients.Seen> l =
-            seen.values().stream()
-                .filter(s -> !Double.isNaN(s.detectedMs) && s.probe == isProbe)
-                .toList();
-        long detected = l.stream().filter(s -> !Double.isNaN(s.detectedMs)).count();
-        double[] lat =
+    for (boolean isProbe : new boolean[] {false, true}) {
+      String kind = isProbe ? "probe" : "netflow";
+      List<LatencyClients.Seen> l =
+          seen.values().stream()
+              .filter(s -> !Double.isNaN(s.detectedMs) && s.probe == isProbe)
+              .toList();
+      long detected = l.stream().filter(s -> !Double.isNaN(s.detectedMs)).count();
+      double[] lat =
+          l.stream()
+              .filter(s -> !Double.isNaN(s.detectedMs) && !Double.isNaN(s.commandMs))
+              .mapToDouble(s -> s.commandMs - s.detectedMs)
+              .sorted()
+              .toArray();
+      String fromTopic = "";
+      if (isProbe) {
+        double[] t =
             l.stream()
-                .filter(s -> !Double.isNaN(s.detectedMs) && !Double.isNaN(s.commandMs))
-                .mapToDouble(s -> s.commandMs - s.detectedMs)
+                .filter(s -> !Double.isNaN(s.onTopicMs) && !Double.isNaN(s.commandMs))
+                .mapToDouble(s -> s.commandMs - s.onTopicMs)
                 .sorted()
                 .toArray();
-        String fromTopic = "";
-        if (isProbe) {
-          double[] t =
-              l.stream()
-                  .filter(s -> !Double.isNaN(s.onTopicMs) && !Double.isNaN(s.commandMs))
-                  .mapToDouble(s -> s.commandMs - s.onTopicMs)
-                  .sorted()
-                  .toArray();
-          fromTopic =
-              String.format(
-                  Locale.ROOT,
-                  " from_topic_p50_ms=%.1f from_topic_p99_ms=%.1f probe_linger_ms=%d",
-                  quantile(t, 0.5),
-                  quantile(t, 0.99),
-                  o.probeLingerMs());
-        }
-        out.add(
+        fromTopic =
             String.format(
                 Locale.ROOT,
-                "SUMMARY latency phase=%s kind=%s starts=%d commands=%d p50_ms=%.1f p99_ms=%.1f"
-                    + " max_ms=%.1f min_ms=%.1f%s checkpoint_ms=%d rate=%d gc_count=%d gc_ms=%d"
-                    + " load1=%s",
-                phase,
-                kind,
-                detected,
-                lat.length,
-                quantile(lat, 0.5),
-                quantile(lat, 0.99),
-                lat.length == 0 ? Double.NaN : lat[lat.length - 1],
-                lat.length == 0 ? Double.NaN : lat[0],
-                fromTopic,
-                o.checkpointMs(),
-                o.rate(),
-                gc1[0] - gc0[0],
-                gc1[1] - gc0[1],
-                load));
+                " from_topic_p50_ms=%.1f from_topic_p99_ms=%.1f probe_linger_ms=%d",
+                quantile(t, 0.5),
+                quantile(t, 0.99),
+                o.probeLingerMs());
       }
+      out.add(
+          String.format(
+              Locale.ROOT,
+              "SUMMARY latency phase=%s kind=%s starts=%d commands=%d p50_ms=%.1f p99_ms=%.1f"
+                  + " max_ms=%.1f min_ms=%.1f%s checkpoint_ms=%d rate=%d gc_count=%d gc_ms=%d"
+                  + " load1=%s",
+              phase,
+              kind,
+              detected,
+              lat.length,
+              quantile(lat, 0.5),
+              quantile(lat, 0.99),
+              lat.length == 0 ? Double.NaN : lat[lat.length - 1],
+              lat.length == 0 ? Double.NaN : lat[0],
+              fromTopic,
+              o.checkpointMs(),
+              o.rate(),
+              gc1[0] - gc0[0],
+              gc1[1] - gc0[1],
+              load));
     }
     out.forEach(say);
-    synchronized (seen) {
-      // A START whose command never came within the wait: which one, and when, to look into.
-      double first =
-          seen.values().stream()
-              .mapToDouble(s -> s.detectedMs)
-              .filter(d -> !Double.isNaN(d))
-              .min()
-              .orElse(0);
-      seen.forEach(
-          (flow, s) -> {
-            if (!Double.isNaN(s.detectedMs) && Double.isNaN(s.commandMs)) {
-              say.accept(
-                  String.format(
-                      Locale.ROOT,
-                      "no command for %s cheetah %s, detected %.1f s into the phase",
-                      s.probe ? "probe" : "NetFlow",
-                      flow,
-                      (s.detectedMs - first) / 1000));
-            }
-          });
-    }
+    // A START whose command never came within the wait: which one, and when, to look into.
+    double first =
+        seen.values().stream()
+            .mapToDouble(s -> s.detectedMs)
+            .filter(d -> !Double.isNaN(d))
+            .min()
+            .orElse(0);
+    seen.forEach(
+        (flow, s) -> {
+          if (!Double.isNaN(s.detectedMs) && Double.isNaN(s.commandMs)) {
+            say.accept(
+                String.format(
+                    Locale.ROOT,
+                    "no command for %s cheetah %s, detected %.1f s into the phase",
+                    s.probe ? "probe" : "NetFlow",
+                    flow,
+                    (s.detectedMs - first) / 1000));
+          }
+        });
     return out;
   }
 
