@@ -133,9 +133,11 @@ run_jmh() {
   "$PY" - "$out/jmh.json" <<'EOF'
 import json, sys
 per = {  # what one operation of each benchmark is, and how to read it
-    "normalize": "goflow2 msgs -> flows.v1 bytes + key (the normalize job's work per record)",
-    "kafkaKey": "flows.v1 record -> its Kafka key (part of normalize)",
+    "normalize": "goflow2 msgs -> flows.v1 bytes + key, by hand (the normalize job's work per record)",
+    "normalizeMessages": "the same with protobuf-java's messages (the job before)",
     "normalizeOnly": "goflow2 msgs -> flows.v1 records (no key, no encoding)",
+    "decode": "flows.v1 bytes -> checked Flow, by hand (the cheetah job's source)",
+    "decodeMessages": "the same through protobuf-java's FlowRecord (the source before)",
     "decodeAndDetect": "flows.v1 bytes -> decode -> stitch + interval rule (cheetah job, per record)",
     "detect": "decoded flows -> stitch + interval rule (pure detector)",
     "flowsetPerEvent": "cheetah events -> flowset membership + tau grouping (per event)",

@@ -17,6 +17,8 @@ import net.cheetah.core.flow.FlowKey;
 import net.cheetah.core.flow.FlowsetMember;
 import net.cheetah.core.flow.StitchedFlow;
 import net.cheetah.jobs.codec.Codec;
+import net.cheetah.jobs.codec.FlowRecordReader;
+import net.cheetah.jobs.codec.RecordChecks;
 import net.cheetah.jobs.flowset.PairKey;
 import net.cheetah.jobs.normalize.Normalizer;
 import net.cheetah.schemas.v1.FlowRecord;
@@ -143,13 +145,32 @@ public class PipelineBenchmark {
   }
 
   /**
-   * What the normalize job does per goflow2 message: decode, validate, scale, encode flows.v1, and
-   * the Kafka key (NormalizeJob.NormalizeFunction, which decodes its own record again for the key's
-   * 5-tuple hash).
+   * What the normalize job does per goflow2 message: decode, validate, scale, encode flows.v1 and
+   * its Kafka key (NormalizeJob.NormalizeFunction, {@code Normalizer.normalizeEncoded}: by hand).
    */
   @Benchmark
   @OperationsPerInvocation(N)
   public void normalize(Blackhole bh) {
+    Normalizer.Origin o = new Normalizer.Origin("flows.goflow2.v1", 0, 0);
+    for (byte[] v : goflowValues) {
+      normalizer.normalizeEncoded(
+          v,
+          o,
+          (hash, f) -> {
+            bh.consume(Codec.key(hash));
+            bh.consume(f);
+          },
+          bh::consume);
+    }
+  }
+
+  /**
+   * {@link #normalize} the message way, as the job did before: protobuf-java's parser and builder,
+   * and the key from the record decoded again into a {@code Flow}.
+   */
+  @Benchmark
+  @OperationsPerInvocation(N)
+  public void normalizeMessages(Blackhole bh) {
     Normalizer.Origin o = new Normalizer.Origin("flows.goflow2.v1", 0, 0);
     for (byte[] v : goflowValues) {
       normalizer.normalize(
@@ -160,18 +181,6 @@ public class PipelineBenchmark {
             bh.consume(f.toByteArray());
           },
           bh::consume);
-    }
-  }
-
-  /**
-   * The Kafka key of flows.v1 alone, as NormalizeFunction computes it: the FlowRecord decoded into
-   * a Flow again (three addresses) for its 5-tuple hash.
-   */
-  @Benchmark
-  @OperationsPerInvocation(N)
-  public void kafkaKey(Blackhole bh) {
-    for (FlowRecord f : records) {
-      bh.consume(Codec.key(Codec.flow(f).key().tupleHash()));
     }
   }
 
@@ -194,10 +203,28 @@ public class PipelineBenchmark {
   public void decodeAndDetect(Blackhole bh) throws Exception {
     Map<FlowKey, StitchedFlow> state = new HashMap<>();
     for (byte[] v : flowsV1) {
-      Flow f = Codec.flow(FlowRecord.parseFrom(v));
+      Flow f = FlowRecordReader.read(v, 0);
       state.put(f.key(), detector.onRecord(state.get(f.key()), f, bh::consume));
     }
     bh.consume(state);
+  }
+
+  /** A flows.v1 record to a checked {@code Flow}, as the cheetah job's source reads it. */
+  @Benchmark
+  @OperationsPerInvocation(N)
+  public void decode(Blackhole bh) throws Exception {
+    for (byte[] v : flowsV1) {
+      bh.consume(FlowRecordReader.read(v, 0));
+    }
+  }
+
+  /** {@link #decode} the message way, as the source did before: protobuf-java, then the checks. */
+  @Benchmark
+  @OperationsPerInvocation(N)
+  public void decodeMessages(Blackhole bh) throws Exception {
+    for (byte[] v : flowsV1) {
+      bh.consume(RecordChecks.flow(FlowRecord.parseFrom(v), 0));
+    }
   }
 
   /** The pure detector alone on already-decoded records. */

@@ -6,7 +6,6 @@ import net.cheetah.jobs.flink.KafkaIO;
 import net.cheetah.jobs.flink.KafkaRecord;
 import net.cheetah.jobs.flink.KeyedBytes;
 import net.cheetah.jobs.normalize.Normalizer;
-import net.cheetah.schemas.v1.FlowRecord;
 import org.apache.flink.api.common.eventtime.WatermarkStrategy;
 import org.apache.flink.api.common.functions.OpenContext;
 import org.apache.flink.metrics.Counter;
@@ -66,13 +65,12 @@ public final class NormalizeJob implements StreamJob {
     @Override
     public void processElement(KafkaRecord r, Context ctx, Collector<KeyedBytes> out) {
       in.inc();
-      normalizer.normalize(
+      normalizer.normalizeEncoded(
           r.value(),
           new Normalizer.Origin(r.topic(), r.partition(), r.offset()),
-          (FlowRecord f) -> {
+          (hash, f) -> {
             accepted.inc();
-            out.collect(
-                new KeyedBytes(Codec.key(Codec.flow(f).key().tupleHash()), f.toByteArray()));
+            out.collect(new KeyedBytes(Codec.key(hash), f));
           },
           bad -> {
             rejected.inc();

@@ -14,13 +14,18 @@ public record Address(long hi, long lo) implements Comparable<Address>, java.io.
 
   /** From 4 (IPv4) or 16 (IPv6) bytes; other lengths are rejected. */
   public static Address fromBytes(byte[] b) {
-    if (b.length == 4) {
-      return new Address(V4_MAPPED_HI, V4_MAPPED_LO_PREFIX | (be(b, 0, 4) & 0xFFFF_FFFFL));
+    return fromBytes(b, 0, b.length);
+  }
+
+  /** From the {@code len} bytes of {@code b} at {@code off}: 4 (IPv4) or 16 (IPv6). */
+  public static Address fromBytes(byte[] b, int off, int len) {
+    if (len == 4) {
+      return new Address(V4_MAPPED_HI, V4_MAPPED_LO_PREFIX | (be(b, off, 4) & 0xFFFF_FFFFL));
     }
-    if (b.length == 16) {
-      return new Address(be(b, 0, 8), be(b, 8, 8));
+    if (len == 16) {
+      return new Address(be(b, off, 8), be(b, off + 8, 8));
     }
-    throw new IllegalArgumentException("an address must have 4 or 16 bytes, got " + b.length);
+    throw new IllegalArgumentException("an address must have 4 or 16 bytes, got " + len);
   }
 
   public static Address parse(String text) {

@@ -6,6 +6,11 @@ public record FlowKey(
 
   /** Stable 64-bit hash of the 5-tuple alone (the Kafka key of flows.v1). */
   public long tupleHash() {
+    return tupleHash(src, dst, srcPort, dstPort, proto);
+  }
+
+  /** {@link #tupleHash()} of a 5-tuple not (yet) held as a key. */
+  public static long tupleHash(Address src, Address dst, int srcPort, int dstPort, int proto) {
     long h = Ids.mix(src.hi(), src.lo());
     h = Ids.mix(h, dst.hi());
     h = Ids.mix(h, dst.lo());

@@ -6,7 +6,6 @@ import java.util.Optional;
 import net.cheetah.core.flow.Flow;
 import net.cheetah.jobs.flink.KeyedBytes;
 import net.cheetah.jobs.throughput.FlowSerializer;
-import net.cheetah.schemas.v1.FlowRecord;
 import net.cheetah.schemas.v1.RejectedRecord;
 import org.apache.flink.api.common.serialization.DeserializationSchema;
 import org.apache.flink.api.common.typeinfo.TypeInformation;
@@ -34,10 +33,7 @@ public final class Decoders {
 
   /** flows.v1 as the cheetah job reads it. */
   public static KafkaRecordDeserializationSchema<Either<KeyedBytes, Flow>> flows(String stage) {
-    return of(
-        stage,
-        FlowSerializer.TYPE,
-        (v, at) -> Optional.of(RecordChecks.flow(FlowRecord.parseFrom(v), at)));
+    return of(stage, FlowSerializer.TYPE, (v, at) -> Optional.of(FlowRecordReader.read(v, at)));
   }
 
   /**

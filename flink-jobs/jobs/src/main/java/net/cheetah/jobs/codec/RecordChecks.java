@@ -1,6 +1,5 @@
 package net.cheetah.jobs.codec;
 
-import com.google.protobuf.ByteString;
 import net.cheetah.core.flow.Flow;
 import net.cheetah.jobs.codec.Decoders.Refused;
 import net.cheetah.schemas.v1.CheetahEvent;
@@ -29,25 +28,56 @@ public final class RecordChecks {
 
   /** flows.v1, written by normalize and backfill. */
   public static Flow flow(FlowRecord r, long recordMs) throws Refused {
-    address("exporter", r.getExporter());
-    address("source address", r.getSrcAddr());
-    address("destination address", r.getDstAddr());
-    times(r.getStartMs(), r.getEndMs());
-    if (r.getEndMs() - r.getStartMs() > MAX_FLOW_DURATION_MS) {
+    flow(
+        r.getExporter().size(),
+        r.getSrcAddr().size(),
+        r.getDstAddr().size(),
+        r.getStartMs(),
+        r.getEndMs(),
+        Math.max(recordMs, r.getReceivedMs()),
+        r.getSrcPort(),
+        r.getDstPort(),
+        r.getProto(),
+        r.getBytes(),
+        r.getPackets());
+    return Codec.flow(r);
+  }
+
+  /**
+   * The checks of {@link #flow(FlowRecord, long)} on a flows.v1 record's fields: address lengths,
+   * times, counts and ranges; {@code writtenMs} is the later of the record's Kafka timestamp and
+   * its {@code received_ms}. {@link FlowRecordReader} checks with it too.
+   */
+  static void flow(
+      int exporterLen,
+      int srcLen,
+      int dstLen,
+      long startMs,
+      long endMs,
+      long writtenMs,
+      int srcPort,
+      int dstPort,
+      int proto,
+      long bytes,
+      long packets)
+      throws Refused {
+    address("exporter", exporterLen);
+    address("source address", srcLen);
+    address("destination address", dstLen);
+    times(startMs, endMs);
+    if (endMs - startMs > MAX_FLOW_DURATION_MS) {
       throw new Refused(
           "implausible_duration",
-          "flow lasts " + (r.getEndMs() - r.getStartMs()) / 1000 + " s, more than 7 days");
+          "flow lasts " + (endMs - startMs) / 1000 + " s, more than 7 days");
     }
-    notAhead(r.getEndMs(), Math.max(recordMs, r.getReceivedMs()), "flow end");
-    if (r.getSrcPort() > 65535 || r.getDstPort() > 65535) {
-      throw new Refused(
-          "bad_port", "ports " + r.getSrcPort() + " -> " + r.getDstPort() + " exceed 65535");
+    notAhead(endMs, writtenMs, "flow end");
+    if (srcPort > 65535 || dstPort > 65535) {
+      throw new Refused("bad_port", "ports " + srcPort + " -> " + dstPort + " exceed 65535");
     }
-    if (r.getProto() > 255) {
-      throw new Refused("unknown_protocol", "IP protocol " + r.getProto() + " is not in 0..255");
+    if (proto > 255) {
+      throw new Refused("unknown_protocol", "IP protocol " + proto + " is not in 0..255");
     }
-    counts(r.getBytes(), r.getPackets());
-    return Codec.flow(r);
+    counts(bytes, packets);
   }
 
   /** probe.bins.v1: a named link's bin. */
@@ -95,8 +125,8 @@ public final class RecordChecks {
                   + e.getSourceValue()
                   + " (need 1 netflow or 2 probe)");
     }
-    address("source address", e.getSrcAddr());
-    address("destination address", e.getDstAddr());
+    address("source address", e.getSrcAddr().size());
+    address("destination address", e.getDstAddr().size());
     if (e.getEndMs() != 0 && e.getEndMs() < e.getStartMs()) {
       throw new Refused(
           "inverted_times",
@@ -144,9 +174,9 @@ public final class RecordChecks {
     }
   }
 
-  private static void address(String what, ByteString a) throws Refused {
-    if (a.size() != 4 && a.size() != 16) {
-      throw new Refused("bad_address", what + " has " + a.size() + " bytes (need 4 or 16)");
+  private static void address(String what, int size) throws Refused {
+    if (size != 4 && size != 16) {
+      throw new Refused("bad_address", what + " has " + size + " bytes (need 4 or 16)");
     }
   }
 

@@ -4,7 +4,13 @@ import com.google.protobuf.ByteString;
 import com.google.protobuf.CodedInputStream;
 import com.google.protobuf.InvalidProtocolBufferException;
 import java.io.IOException;
+import java.util.Arrays;
+import java.util.BitSet;
 import java.util.function.Consumer;
+import net.cheetah.core.flow.Address;
+import net.cheetah.core.flow.FlowKey;
+import net.cheetah.jobs.codec.Codec;
+import net.cheetah.jobs.codec.Wire;
 import net.cheetah.schemas.goflow2.FlowMessage;
 import net.cheetah.schemas.v1.FlowRecord;
 import net.cheetah.schemas.v1.FlowSource;
@@ -14,7 +20,8 @@ import net.cheetah.schemas.v1.RejectedRecord;
  * goflow2 FlowMessage → canonical flows.v1 record (docs/ARCHITECTURE.md, "Data flow"): counts
  * scaled by the sampling rate (the rate kept), times in epoch ms, exporter identity as a 16-byte
  * address. Anything that cannot be a real flow is refused with a stable reason code and kept as a
- * RejectedRecord.
+ * RejectedRecord. One instance per thread: {@link #normalizeEncoded} writes into a buffer of its
+ * own.
  */
 public final class Normalizer {
   /** Smallest IPv4/IPv6 header: fewer bytes per packet than this cannot be real traffic. */
@@ -86,6 +93,218 @@ public final class Normalizer {
     }
   }
 
+  /** Receives an accepted record as the normalize job writes it to flows.v1. */
+  @FunctionalInterface
+  public interface Encoded {
+    /**
+     * @param tupleHash the 5-tuple's hash ({@link FlowKey#tupleHash()}), the record's Kafka key
+     * @param flowRecord the encoded {@code FlowRecord}
+     */
+    void accept(long tupleHash, byte[] flowRecord);
+  }
+
+  private final Wire wire = new Wire();
+  private final byte[] out = new byte[256];
+  private int at;
+
+  /**
+   * As {@link #normalize(byte[], Origin, Consumer, Consumer)}, with each accepted record encoded. A
+   * value of one regular message that is a plausible flow is read and written by hand, without
+   * protobuf-java's messages and builders (most of the normalize job's CPU, docs/BENCHMARKS.md,
+   * section 2); any other value goes the message way, so a rejection is always that way's own.
+   * NormalizerTest holds both ways to the same bytes.
+   */
+  public void normalizeEncoded(
+      byte[] value, Origin origin, Encoded accepted, Consumer<RejectedRecord> rejected) {
+    if (!fast(value, accepted)) {
+      normalize(
+          value,
+          origin,
+          (FlowRecord f) -> accepted.accept(Codec.flow(f).key().tupleHash(), f.toByteArray()),
+          rejected);
+    }
+  }
+
+  /** Whether the value was one regular message of a plausible flow, and written. */
+  boolean fast(byte[] value, Encoded accepted) {
+    Wire in = wire.reset(value, 0, value.length);
+    int len = in.length();
+    if (in.bad || len == 0 || in.position() + len != value.length) {
+      return false; // not exactly one message (or none)
+    }
+    in.reset(value, in.position(), len);
+    int type = 0, srcOff = 0, srcLen = 0, dstOff = 0, dstLen = 0, samplerOff = 0, samplerLen = 0;
+    int srcAs = 0, dstAs = 0, inIf = 0, outIf = 0, proto = 0, srcPort = 0, dstPort = 0;
+    int ipTos = 0, tcpFlags = 0, etype = 0, domain = 0;
+    long samplingRate = 0, bytes = 0, packets = 0, received = 0, start = 0, end = 0;
+    long v9StartS = 0, v9EndS = 0, v9StartMs = 0, v9EndMs = 0;
+    while (!in.atEnd()) {
+      int tag = in.tag();
+      int field = tag >>> 3;
+      int w = tag & 7;
+      if (field == 6 || field == 7 || field == 11) {
+        if (w != Wire.LENGTH_DELIMITED) {
+          return false;
+        }
+        int n = in.length();
+        int off = in.position();
+        in.skipBytes(n);
+        if (field == 6) {
+          srcOff = off;
+          srcLen = n;
+        } else if (field == 7) {
+          dstOff = off;
+          dstLen = n;
+        } else {
+          samplerOff = off;
+          samplerLen = n;
+        }
+      } else if (KNOWN_VARINTS.get(field)) {
+        if (w != Wire.VARINT) {
+          return false; // protobuf keeps it as an unknown field
+        }
+        long x = in.varint();
+        switch (field) {
+          case 1 -> type = (int) x;
+          case 3 -> samplingRate = x;
+          case 9 -> bytes = x;
+          case 10 -> packets = x;
+          case 14 -> srcAs = (int) x;
+          case 15 -> dstAs = (int) x;
+          case 18 -> inIf = (int) x;
+          case 19 -> outIf = (int) x;
+          case 20 -> proto = (int) x;
+          case 21 -> srcPort = (int) x;
+          case 22 -> dstPort = (int) x;
+          case 23 -> ipTos = (int) x;
+          case 26 -> tcpFlags = (int) x;
+          case 30 -> etype = (int) x;
+          case 70 -> domain = (int) x;
+          case 110 -> received = x;
+          case 111 -> start = x;
+          case 112 -> end = x;
+          case 1150 -> v9StartS = x;
+          case 1151 -> v9EndS = x;
+          case 1152 -> v9StartMs = x;
+          case 1153 -> v9EndMs = x;
+          default -> {} // sequence_num
+        }
+      } else {
+        in.skip(w);
+      }
+      if (in.bad) {
+        return false;
+      }
+    }
+    if (type == FlowMessage.FlowType.NETFLOW_V9_VALUE) { // as withV9Times
+      long s = v9Ms(v9StartMs, v9StartS);
+      long e = v9Ms(v9EndMs, v9EndS);
+      if (s != 0 || e != 0) {
+        start = s * 1_000_000;
+        end = e * 1_000_000;
+      }
+    }
+    if ((samplerLen != 4 && samplerLen != 16)
+        || check(
+                start,
+                end,
+                received,
+                etype,
+                srcLen,
+                dstLen,
+                proto,
+                srcPort,
+                dstPort,
+                packets,
+                bytes,
+                samplingRate)
+            != null) {
+      return false; // refused (or an exporter without an address): the message way says how
+    }
+    long rate = Math.max(1, samplingRate);
+    FlowMessage.FlowType t = FlowMessage.FlowType.forNumber(type);
+    int sourceNumber = source(t == null ? FlowMessage.FlowType.UNRECOGNIZED : t).getNumber();
+    // FlowRecord's fields in number order, zeros left out: protobuf-java's own encoding.
+    at = 0;
+    addr16(1, value, samplerOff, samplerLen);
+    uint32(2, domain);
+    uint32(3, sourceNumber);
+    uint64(4, received / 1_000_000);
+    uint64(5, start / 1_000_000);
+    uint64(6, end / 1_000_000);
+    addr16(7, value, srcOff, srcLen);
+    addr16(8, value, dstOff, dstLen);
+    uint32(9, srcPort);
+    uint32(10, dstPort);
+    uint32(11, proto);
+    uint64(12, bytes * rate);
+    uint64(13, packets * rate);
+    uint64(14, rate);
+    uint32(15, srcAs);
+    uint32(16, dstAs);
+    uint32(17, inIf);
+    uint32(18, outIf);
+    uint32(19, tcpFlags);
+    uint32(20, ipTos);
+    uint32(21, etype);
+    long hash =
+        FlowKey.tupleHash(
+            Address.fromBytes(value, srcOff, srcLen),
+            Address.fromBytes(value, dstOff, dstLen),
+            srcPort,
+            dstPort,
+            proto);
+    accepted.accept(hash, Arrays.copyOf(out, at));
+    return true;
+  }
+
+  /** goflow2 FlowMessage's varint fields (schemas/goflow2/flow.proto), by number. */
+  private static final BitSet KNOWN_VARINTS = new BitSet();
+
+  static {
+    for (int f :
+        new int[] {
+          1, 3, 4, 9, 10, 14, 15, 18, 19, 20, 21, 22, 23, 26, 30, 70, 110, 111, 112, 1150, 1151,
+          1152, 1153
+        }) {
+      KNOWN_VARINTS.set(f);
+    }
+  }
+
+  private void varint(long v) {
+    while ((v & ~0x7FL) != 0) {
+      out[at++] = (byte) ((v & 0x7F) | 0x80);
+      v >>>= 7;
+    }
+    out[at++] = (byte) v;
+  }
+
+  private void uint64(int field, long v) {
+    if (v != 0) {
+      varint(field << 3);
+      varint(v);
+    }
+  }
+
+  private void uint32(int field, int v) {
+    uint64(field, v & 0xFFFF_FFFFL);
+  }
+
+  /** An address field as {@link #addr16(ByteString)} writes it: 16 bytes, IPv4 mapped. */
+  private void addr16(int field, byte[] b, int off, int len) {
+    varint(field << 3 | Wire.LENGTH_DELIMITED);
+    varint(16);
+    if (len == 4) {
+      Arrays.fill(out, at, at + 10, (byte) 0);
+      out[at + 10] = (byte) 0xFF;
+      out[at + 11] = (byte) 0xFF;
+      System.arraycopy(b, off, out, at + 12, 4);
+    } else {
+      System.arraycopy(b, off, out, at, 16);
+    }
+    at += 16;
+  }
+
   public void normalize(
       FlowMessage m,
       Origin origin,
@@ -138,14 +357,8 @@ public final class Normalizer {
     if (m.getType() != FlowMessage.FlowType.NETFLOW_V9) {
       return m;
     }
-    long start =
-        m.getV9FlowStartMilliseconds() > 0
-            ? m.getV9FlowStartMilliseconds()
-            : m.getV9FlowStartSeconds() * 1000;
-    long end =
-        m.getV9FlowEndMilliseconds() > 0
-            ? m.getV9FlowEndMilliseconds()
-            : m.getV9FlowEndSeconds() * 1000;
+    long start = v9Ms(m.getV9FlowStartMilliseconds(), m.getV9FlowStartSeconds());
+    long end = v9Ms(m.getV9FlowEndMilliseconds(), m.getV9FlowEndSeconds());
     if (start == 0 && end == 0) {
       return m;
     }
@@ -153,6 +366,11 @@ public final class Normalizer {
         .setTimeFlowStartNs(start * 1_000_000)
         .setTimeFlowEndNs(end * 1_000_000)
         .build();
+  }
+
+  /** A v9 time from its milliseconds field, or else its seconds field. */
+  private static long v9Ms(long ms, long s) {
+    return ms > 0 ? ms : s * 1000;
   }
 
   /** Null when the message is a plausible flow, else "reason: detail". */

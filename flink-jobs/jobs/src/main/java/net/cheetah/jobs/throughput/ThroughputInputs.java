@@ -5,9 +5,8 @@ import net.cheetah.analytics.throughput.HostSample;
 import net.cheetah.analytics.throughput.Transfer;
 import net.cheetah.jobs.codec.Decoders;
 import net.cheetah.jobs.codec.Decoders.Refused;
-import net.cheetah.jobs.codec.RecordChecks;
+import net.cheetah.jobs.codec.FlowRecordReader;
 import net.cheetah.jobs.flink.KeyedBytes;
-import net.cheetah.schemas.v1.FlowRecord;
 import org.apache.flink.connector.kafka.source.reader.deserializer.KafkaRecordDeserializationSchema;
 import org.apache.flink.types.Either;
 
@@ -28,7 +27,7 @@ public final class ThroughputInputs {
     return Decoders.of(
         STAGE,
         ThroughputInput.class,
-        (v, at) -> Optional.of(ThroughputInput.of(RecordChecks.flow(FlowRecord.parseFrom(v), at))));
+        (v, at) -> Optional.of(ThroughputInput.of(FlowRecordReader.read(v, at))));
   }
 
   public static KafkaRecordDeserializationSchema<Either<KeyedBytes, ThroughputInput>> transfers() {
