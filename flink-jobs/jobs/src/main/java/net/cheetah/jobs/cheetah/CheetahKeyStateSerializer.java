@@ -67,7 +67,7 @@ public final class CheetahKeyStateSerializer extends HandSerializer<CheetahKeySt
 
   @Override
   public void serialize(CheetahKeyState s, DataOutputView to) throws IOException {
-    Varints.Buffer out = new Varints.Buffer();
+    Varints.Buffer out = Varints.Buffer.local();
     out.writeUnsigned(s.pendingCount);
     long[] p = s.pending;
     for (int i = 0; i < s.pendingCount; i++) {

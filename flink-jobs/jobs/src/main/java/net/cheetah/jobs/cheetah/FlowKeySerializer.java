@@ -37,7 +37,7 @@ public final class FlowKeySerializer extends HandSerializer.Immutable<FlowKey> {
 
   @Override
   public void serialize(FlowKey k, DataOutputView to) throws IOException {
-    Varints.Buffer out = new Varints.Buffer();
+    Varints.Buffer out = Varints.Buffer.local();
     int v4 = (isV4(k.exporter()) ? 1 : 0) | (isV4(k.src()) ? 2 : 0) | (isV4(k.dst()) ? 4 : 0);
     out.writeByte(v4);
     writeAddress(k.exporter(), (v4 & 1) != 0, out);

@@ -43,8 +43,25 @@ public final class Varints {
    * every key and state entry this way (docs/BENCHMARKS.md, "Bottlenecks seen" 1).
    */
   public static final class Buffer {
+    private static final ThreadLocal<Buffer> LOCAL = ThreadLocal.withInitial(Buffer::new);
+
     private byte[] b = new byte[128];
     private int n;
+
+    /**
+     * The calling thread's buffer, empty: a serializer called per record (a flow on the keyed
+     * exchange, each state entry in a snapshot) allocated a new one every time, 9 % of the e2e
+     * benchmark's allocation. Not reentrant: write it out ({@link #writeTo}) before anything else
+     * on the thread takes it.
+     */
+    public static Buffer local() {
+      Buffer x = LOCAL.get();
+      x.n = 0;
+      if (x.b.length > 1 << 16) {
+        x.b = new byte[128]; // do not keep what one large value grew it to
+      }
+      return x;
+    }
 
     private void room(int more) {
       if (n + more > b.length) {

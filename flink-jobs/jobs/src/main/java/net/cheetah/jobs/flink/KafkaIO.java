@@ -229,6 +229,11 @@ public final class KafkaIO {
     p.setProperty("transaction.timeout.ms", "600000");
     p.setProperty("compression.type", "lz4");
     p.setProperty("linger.ms", "5");
+    // Batches of up to 256 KB, not 16 KB: at 10^5 records/s a 16-KB batch filled every
+    // millisecond, and each batch allocates its lz4 buffers (11 % of the e2e benchmark's
+    // allocation, docs/BENCHMARKS.md section 2) and is one more append on the broker. linger.ms
+    // still bounds how long a record waits.
+    p.setProperty("batch.size", "262144");
     return KafkaSink.<KeyedBytes>builder()
         .setBootstrapServers(bootstrap.bootstrap())
         .setKafkaProducerConfig(p)
@@ -288,7 +293,7 @@ public final class KafkaIO {
 
     @Override
     public TypeInformation<KafkaRecord> getProducedType() {
-      return TypeInformation.of(KafkaRecord.class);
+      return KafkaRecordSerializer.TYPE;
     }
   }
 

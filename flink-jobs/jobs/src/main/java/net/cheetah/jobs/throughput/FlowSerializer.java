@@ -35,7 +35,7 @@ public final class FlowSerializer extends HandSerializer.Immutable<Flow> {
   @Override
   public void serialize(Flow f, DataOutputView to) throws IOException {
     FlowKeySerializer.INSTANCE.serialize(f.key(), to);
-    Varints.Buffer out = new Varints.Buffer();
+    Varints.Buffer out = Varints.Buffer.local();
     out.writeSigned(f.startMs());
     out.writeUnsigned(f.endMs() - f.startMs()); // a Flow never ends before it starts
     out.writeSigned(f.bytes());

@@ -49,7 +49,7 @@ public final class SeriesStateSerializer extends HandSerializer<SeriesState> {
 
   @Override
   public void serialize(SeriesState s, DataOutputView to) throws IOException {
-    Varints.Buffer out = new Varints.Buffer();
+    Varints.Buffer out = Varints.Buffer.local();
     long[] ms = s.ms();
     out.writeUnsigned(ms.length);
     long previous = 0;
