@@ -42,10 +42,11 @@ import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
  *   <li>probe: the START record's Kafka timestamp (CreateTime: the producer stamps it when the
  *       probe hands the event over, before any linger);
  *   <li>NetFlow: the first time a read_uncommitted consumer sees the START on cheetahs.v1 (sent by
- *       the cheetah job's transactional producer as it is emitted, linger.ms 5, visible uncommitted
- *       at once) or on cheetahs.control.v1, whichever comes first. The Kafka timestamps of the
- *       jobs' records are event times, so they cannot serve. This is later than the operator's
- *       emission by the producer's linger and one fetch, so it understates the latency by a few ms.
+ *       the cheetah job's transactional producer, linger.ms 50, visible uncommitted once sent) or
+ *       on cheetahs.control.v1 (at-least-once, linger.ms 0), whichever comes first. The Kafka
+ *       timestamps of the jobs' records are event times, so they cannot serve. This is later than
+ *       the operator's emission by the producer's linger and one fetch, so it understates the
+ *       latency by a few ms.
  * </ul>
  *
  * The command's time is when the same consumer first sees a SCAVENGER/DSCP_MARK command for that

@@ -228,11 +228,13 @@ public final class KafkaIO {
     // Longer than any checkpoint, within the broker's transaction.max.timeout.ms (15 min).
     p.setProperty("transaction.timeout.ms", "600000");
     p.setProperty("compression.type", "lz4");
-    p.setProperty("linger.ms", "5");
-    // Batches of up to 256 KB, not 16 KB: at 10^5 records/s a 16-KB batch filled every
-    // millisecond, and each batch allocates its lz4 buffers (11 % of the e2e benchmark's
-    // allocation, docs/BENCHMARKS.md section 2) and is one more append on the broker. linger.ms
-    // still bounds how long a record waits.
+    // Fewer, larger batches: each batch allocates its lz4 buffers (~130 KB) and is one more append
+    // on the broker. At 10^5 records/s a 16-KB batch filled every millisecond (11 % of the e2e
+    // benchmark's allocation); at 3,000 records/s, a 5-ms linger made 400 batches a second, most
+    // of what the stack's JVM allocated (docs/BENCHMARKS.md, sections 2 and 9). A transaction's
+    // records are invisible to read_committed consumers until its checkpoint commits (every 2 s),
+    // and the commit flushes them, so waiting up to 50 ms for a batch costs them nothing.
+    p.setProperty("linger.ms", "50");
     p.setProperty("batch.size", "262144");
     return KafkaSink.<KeyedBytes>builder()
         .setBootstrapServers(bootstrap.bootstrap())
