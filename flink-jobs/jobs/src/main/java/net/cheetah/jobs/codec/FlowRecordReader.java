@@ -48,17 +48,15 @@ public final class FlowRecordReader {
         if (wire != Wire.LENGTH_DELIMITED) {
           return null; // protobuf keeps it as an unknown field
         }
-        int len = in.length();
-        int off = in.position();
-        in.skipBytes(len);
+        int len = in.bytes();
         if (field == 1) {
-          exporterOff = off;
+          exporterOff = in.start();
           exporterLen = len;
         } else if (field == 7) {
-          srcOff = off;
+          srcOff = in.start();
           srcLen = len;
         } else {
-          dstOff = off;
+          dstOff = in.start();
           dstLen = len;
         }
       } else if (field <= 21) {

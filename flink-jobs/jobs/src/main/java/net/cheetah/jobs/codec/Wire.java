@@ -16,6 +16,7 @@ public final class Wire {
   private byte[] b;
   private int p;
   private int end;
+  private int start;
 
   /** Set by the first irregular read; every read after it returns 0. */
   public boolean bad;
@@ -60,9 +61,20 @@ public final class Wire {
     return bad ? 0 : len;
   }
 
-  /** Moves past {@code n} bytes (a length-delimited field's, after {@link #length()}). */
-  public void skipBytes(int n) {
+  /**
+   * A length-delimited field after its tag: moves past its bytes and returns how many there are;
+   * {@link #start()} is where they begin.
+   */
+  public int bytes() {
+    int n = length();
+    start = p;
     p += n;
+    return n;
+  }
+
+  /** Where the bytes of the last {@link #bytes()} field begin. */
+  public int start() {
+    return start;
   }
 
   /** Skips a field of this wire type; groups and wire types 6 and 7 are irregular. */
@@ -77,10 +89,7 @@ public final class Wire {
           p += n;
         }
       }
-      case LENGTH_DELIMITED -> {
-        int n = length(); // read before p is: "p += length()" would add to the old p
-        p += n;
-      }
+      case LENGTH_DELIMITED -> bytes();
       default -> bad = true;
     }
   }

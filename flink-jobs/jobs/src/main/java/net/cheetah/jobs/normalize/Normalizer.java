@@ -146,17 +146,15 @@ public final class Normalizer {
         if (w != Wire.LENGTH_DELIMITED) {
           return false;
         }
-        int n = in.length();
-        int off = in.position();
-        in.skipBytes(n);
+        int n = in.bytes();
         if (field == 6) {
-          srcOff = off;
+          srcOff = in.start();
           srcLen = n;
         } else if (field == 7) {
-          dstOff = off;
+          dstOff = in.start();
           dstLen = n;
         } else {
-          samplerOff = off;
+          samplerOff = in.start();
           samplerLen = n;
         }
       } else if (KNOWN_VARINTS.get(field)) {

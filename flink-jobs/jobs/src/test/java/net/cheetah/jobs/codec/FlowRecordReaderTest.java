@@ -133,12 +133,9 @@ class FlowRecordReaderTest {
       if (kind == 0) {
         v = encoded(rnd);
       } else if (kind == 1) {
-        v = mutate(encoded(rnd), rnd);
+        v = Fuzz.mutate(encoded(rnd), rnd);
       } else {
-        v = new byte[rnd.nextInt(0, 80)];
-        for (int j = 0; j < v.length; j++) {
-          v[j] = (byte) rnd.nextInt(256);
-        }
+        v = Fuzz.bytes(rnd, rnd.nextInt(0, 80));
       }
       long recordMs = rnd.nextInt(4) == 0 ? 0 : T0 + rnd.nextLong(-7_200_000, 7_200_000);
       String want = outcome(v, recordMs, true);
@@ -254,31 +251,7 @@ class FlowRecordReaderTest {
     return out.toByteArray();
   }
 
-  private static byte[] mutate(byte[] v, SplittableRandom r) {
-    byte[] m = v;
-    for (int k = r.nextInt(1, 4); k > 0 && m.length > 0; k--) {
-      int at = r.nextInt(m.length);
-      switch (r.nextInt(4)) {
-        case 0 -> m[at] = (byte) r.nextInt(256);
-        case 1 -> m[at] ^= (byte) (1 << r.nextInt(8));
-        case 2 -> m = Arrays.copyOf(m, at); // truncated
-        default -> {
-          byte[] n = new byte[m.length + 1];
-          System.arraycopy(m, 0, n, 0, at);
-          n[at] = (byte) r.nextInt(256);
-          System.arraycopy(m, at, n, at + 1, m.length - at);
-          m = n;
-        }
-      }
-    }
-    return m;
-  }
-
   private static ByteString addr(SplittableRandom r, int len) {
-    byte[] b = new byte[len];
-    for (int i = 0; i < len; i++) {
-      b[i] = (byte) r.nextInt(256);
-    }
-    return ByteString.copyFrom(b);
+    return ByteString.copyFrom(Fuzz.bytes(r, len));
   }
 }

@@ -7,11 +7,11 @@ import com.google.protobuf.CodedOutputStream;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.HexFormat;
 import java.util.List;
 import java.util.SplittableRandom;
 import net.cheetah.jobs.codec.Codec;
+import net.cheetah.jobs.codec.Fuzz;
 import net.cheetah.schemas.goflow2.FlowMessage;
 import net.cheetah.schemas.v1.FlowRecord;
 import org.junit.jupiter.api.Test;
@@ -44,15 +44,12 @@ class NormalizerEncodedTest {
       byte[] v;
       switch (i % 4) {
         case 0, 1 -> v = delimited(record(rnd));
-        case 2 -> v = mutate(delimited(record(rnd)), rnd);
+        case 2 -> v = Fuzz.mutate(delimited(record(rnd)), rnd);
         default -> {
           if (rnd.nextInt(4) == 0) {
             v = delimited(record(rnd), record(rnd));
           } else {
-            v = new byte[rnd.nextInt(0, 90)];
-            for (int j = 0; j < v.length; j++) {
-              v[j] = (byte) rnd.nextInt(256);
-            }
+            v = Fuzz.bytes(rnd, rnd.nextInt(0, 90));
           }
         }
       }
@@ -191,31 +188,7 @@ class NormalizerEncodedTest {
     return delimited(m.toByteArray());
   }
 
-  private static byte[] mutate(byte[] v, SplittableRandom r) {
-    byte[] m = v;
-    for (int k = r.nextInt(1, 4); k > 0 && m.length > 0; k--) {
-      int at = r.nextInt(m.length);
-      switch (r.nextInt(4)) {
-        case 0 -> m[at] = (byte) r.nextInt(256);
-        case 1 -> m[at] ^= (byte) (1 << r.nextInt(8));
-        case 2 -> m = Arrays.copyOf(m, at);
-        default -> {
-          byte[] n = new byte[m.length + 1];
-          System.arraycopy(m, 0, n, 0, at);
-          n[at] = (byte) r.nextInt(256);
-          System.arraycopy(m, at, n, at + 1, m.length - at);
-          m = n;
-        }
-      }
-    }
-    return m;
-  }
-
   private static ByteString bytes(SplittableRandom r, int len) {
-    byte[] b = new byte[len];
-    for (int i = 0; i < len; i++) {
-      b[i] = (byte) r.nextInt(256);
-    }
-    return ByteString.copyFrom(b);
+    return ByteString.copyFrom(Fuzz.bytes(r, len));
   }
 }
