@@ -60,7 +60,6 @@ public class PipelineBenchmark {
   private final Detection detection = CheetahConfig.defaultConfig().detection();
   private byte[][] goflowValues;
   private byte[][] flowsV1;
-  private FlowRecord[] records;
   private Flow[] flows;
   private CheetahEvent[] events;
   private List<FlowsetMember> sixteen;
@@ -79,7 +78,6 @@ public class PipelineBenchmark {
     goflowValues = new byte[N][];
     flowsV1 = new byte[N][];
     flows = new Flow[N];
-    records = new FlowRecord[N];
     Normalizer.Origin o = new Normalizer.Origin("flows.goflow2.v1", 0, 0);
     int[] accepted = {0};
     for (int i = 0; i < N; i++) {
@@ -88,7 +86,6 @@ public class PipelineBenchmark {
           goflowValues[i],
           o,
           f -> {
-            records[accepted[0]] = f;
             flowsV1[accepted[0]] = f.toByteArray();
             flows[accepted[0]++] = Codec.flow(f);
           },

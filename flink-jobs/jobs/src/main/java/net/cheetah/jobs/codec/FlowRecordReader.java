@@ -15,10 +15,10 @@ import net.cheetah.schemas.v1.FlowRecord;
  *
  * <p>It reads the wire format of {@code FlowRecord} (schemas/cheetah/v1/flows.proto) for the fields
  * a {@link Flow} has and the checks need, skips the others and unknown fields, and keeps the last
- * value of a repeated field, as protobuf does. The checks are {@link RecordChecks}'s own. Anything
- * else, a value protobuf would refuse or that it reads in a way this reader does not (a group, a
- * known field in another wire type, a truncated or over-long field), goes to protobuf-java and
- * {@link RecordChecks#flow(FlowRecord, long)}, so it has exactly their outcome and error text.
+ * value of a repeated field and skips a known field in another wire type, as protobuf does. The
+ * checks are {@link RecordChecks}'s own. Anything else, a value protobuf would refuse or that this
+ * reader does not read (a group, a truncated or over-long field), goes to protobuf-java and {@link
+ * RecordChecks#flow(FlowRecord, long)}, so it has exactly their outcome and error text.
  * FlowRecordReaderTest holds the two to the same result on valid, mutated and random bytes.
  */
 public final class FlowRecordReader {
@@ -44,25 +44,7 @@ public final class FlowRecordReader {
       int tag = in.tag();
       int field = tag >>> 3;
       int wire = tag & 7;
-      if (field == 1 || field == 7 || field == 8) {
-        if (wire != Wire.LENGTH_DELIMITED) {
-          return null; // protobuf keeps it as an unknown field
-        }
-        int len = in.bytes();
-        if (field == 1) {
-          exporterOff = in.start();
-          exporterLen = len;
-        } else if (field == 7) {
-          srcOff = in.start();
-          srcLen = len;
-        } else {
-          dstOff = in.start();
-          dstLen = len;
-        }
-      } else if (field <= 21) {
-        if (wire != Wire.VARINT) {
-          return null; // a scalar field in another wire type (packed, or wrong): protobuf's call
-        }
+      if (wire == Wire.VARINT) {
         long x = in.varint();
         switch (field) {
           case 4 -> receivedMs = x;
@@ -75,9 +57,23 @@ public final class FlowRecordReader {
           case 13 -> packets = x;
           case 15 -> srcAs = (int) x;
           case 16 -> dstAs = (int) x;
-          default -> {} // observation_domain, source, sampling_rate, interfaces, flags, etype
+          default -> {} // observation_domain, source, sampling_rate, ..., or unknown
+        }
+      } else if (wire == Wire.LENGTH_DELIMITED && (field == 1 || field == 7 || field == 8)) {
+        int len = in.bytes();
+        if (field == 1) {
+          exporterOff = in.start();
+          exporterLen = len;
+        } else if (field == 7) {
+          srcOff = in.start();
+          srcLen = len;
+        } else {
+          dstOff = in.start();
+          dstLen = len;
         }
       } else {
+        // Unknown, or a known field in another wire type: protobuf-java's generated parser
+        // matches on the whole tag and keeps such a field as an unknown one, unread.
         in.skip(wire);
       }
       if (in.bad) {

@@ -5,7 +5,6 @@ import com.google.protobuf.CodedInputStream;
 import com.google.protobuf.InvalidProtocolBufferException;
 import java.io.IOException;
 import java.util.Arrays;
-import java.util.BitSet;
 import java.util.function.Consumer;
 import net.cheetah.core.flow.Address;
 import net.cheetah.core.flow.FlowKey;
@@ -142,25 +141,7 @@ public final class Normalizer {
       int tag = in.tag();
       int field = tag >>> 3;
       int w = tag & 7;
-      if (field == 6 || field == 7 || field == 11) {
-        if (w != Wire.LENGTH_DELIMITED) {
-          return false;
-        }
-        int n = in.bytes();
-        if (field == 6) {
-          srcOff = in.start();
-          srcLen = n;
-        } else if (field == 7) {
-          dstOff = in.start();
-          dstLen = n;
-        } else {
-          samplerOff = in.start();
-          samplerLen = n;
-        }
-      } else if (KNOWN_VARINTS.get(field)) {
-        if (w != Wire.VARINT) {
-          return false; // protobuf keeps it as an unknown field
-        }
+      if (w == Wire.VARINT) {
         long x = in.varint();
         switch (field) {
           case 1 -> type = (int) x;
@@ -185,9 +166,23 @@ public final class Normalizer {
           case 1151 -> v9EndS = x;
           case 1152 -> v9StartMs = x;
           case 1153 -> v9EndMs = x;
-          default -> {} // sequence_num
+          default -> {} // sequence_num, or a field this message does not have
+        }
+      } else if (w == Wire.LENGTH_DELIMITED && (field == 6 || field == 7 || field == 11)) {
+        int n = in.bytes();
+        if (field == 6) {
+          srcOff = in.start();
+          srcLen = n;
+        } else if (field == 7) {
+          dstOff = in.start();
+          dstLen = n;
+        } else {
+          samplerOff = in.start();
+          samplerLen = n;
         }
       } else {
+        // Unknown, or a known field in another wire type: protobuf-java's generated parser
+        // matches on the whole tag and keeps such a field as an unknown one, unread.
         in.skip(w);
       }
       if (in.bad) {
@@ -254,19 +249,6 @@ public final class Normalizer {
             proto);
     accepted.accept(hash, Arrays.copyOf(out, at));
     return true;
-  }
-
-  /** goflow2 FlowMessage's varint fields (schemas/goflow2/flow.proto), by number. */
-  private static final BitSet KNOWN_VARINTS = new BitSet();
-
-  static {
-    for (int f :
-        new int[] {
-          1, 3, 4, 9, 10, 14, 15, 18, 19, 20, 21, 22, 23, 26, 30, 70, 110, 111, 112, 1150, 1151,
-          1152, 1153
-        }) {
-      KNOWN_VARINTS.set(f);
-    }
   }
 
   private void varint(long v) {
