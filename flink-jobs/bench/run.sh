@@ -2,7 +2,9 @@
 # Cheetah benchmarks (docs/BENCHMARKS.md). Every figure is printed with the command that
 # reproduces it and the load average at the time it was taken.
 #
-#   flink-jobs/bench/run.sh jmh     [JMH args...]   pure cores on one thread (~2.5 min)
+#   flink-jobs/bench/run.sh jmh     [REGEX] [JMH args...]   pure cores on one thread, the cheetah
+#                                   operator in Flink's test harness among them (~3.5 min; REGEX:
+#                                   only the benchmarks it matches, e.g. cheetahOperator)
 #   flink-jobs/bench/run.sh e2e     [options...]    normalize + cheetah jobs in the MiniCluster,
 #                                                   1M records (~1.5 min; `e2e --help`)
 #   flink-jobs/bench/run.sh e2e --baseline DIR [--runs N] [options...]
@@ -126,10 +128,16 @@ bench_cp() {
 run_jmh() {
   local cp; cp="$(bench_cp)"
   local out; out="$(mktemp -d)"
-  local cmd=("${JVM[@]}" -cp "$cp" org.openjdk.jmh.Main PipelineBenchmark -rf json -rff "$out/jmh.json" "$@")
-  say "JMH: ${cmd[*]:0:3} ... org.openjdk.jmh.Main PipelineBenchmark $*"
+  # Every benchmark of both classes, unless the first argument names which (a JMH regex).
+  local which='(PipelineBenchmark|OperatorBenchmark)\.'
+  local asked="$*"
+  if [ $# -gt 0 ] && [ "${1#-}" = "$1" ]; then which="$1"; shift; fi
+  local cmd=("${JVM[@]}" -cp "$cp" org.openjdk.jmh.Main "$which" -rf json -rff "$out/jmh.json" "$@")
+  say "JMH: ${cmd[*]:0:3} ... org.openjdk.jmh.Main $which $*"
   machine
   "${cmd[@]}"
+  # No results to print when JMH only listed (-l) or described (-h) the benchmarks.
+  [ -s "$out/jmh.json" ] || { rm -rf "$out"; return 0; }
   "$PY" - "$out/jmh.json" <<'EOF'
 import json, sys
 per = {  # what one operation of each benchmark is, and how to read it
@@ -142,6 +150,7 @@ per = {  # what one operation of each benchmark is, and how to read it
     "detect": "decoded flows -> stitch + interval rule (pure detector)",
     "flowsetPerEvent": "cheetah events -> flowset membership + tau grouping (per event)",
     "groupFlowset": "closable() on a 16-member pair (per timer firing)",
+    "cheetahOperator": "decoded flows -> CheetahOperator, heap keyed state, watermarks, checkpoints (the cheetah task's thread)",
 }
 for r in json.load(open(sys.argv[1])):
     name = r["benchmark"].rsplit(".", 1)[1]
@@ -150,7 +159,7 @@ for r in json.load(open(sys.argv[1])):
     print(f"FIGURE jmh.{name:<20} {float(m['score']):>11,.0f} ops/s on 1 thread"
           f" (iterations {min(its):,.0f}..{max(its):,.0f}) : {per.get(name, '')}")
 EOF
-  printf '       load %s | %s\n' "$(load)" "flink-jobs/bench/run.sh jmh $*"
+  printf '       load %s | %s\n' "$(load)" "flink-jobs/bench/run.sh jmh $asked"
   rm -rf "$out"
 }
 
