@@ -260,12 +260,8 @@ public final class EndToEndBenchmark implements BenchRun.Bench {
       cpu1 = Cpu.now();
       // The normalize job commits its source's offsets when a checkpoint completes, which can
       // come after the transaction that showed the cheetah job its last records: wait for it.
-      while (normalizedS < 0 && System.nanoTime() < deadline) {
-        if (caughtUp(admin, NormalizeJob.NAME, goflowEnds, 0)) {
-          normalizedS = (System.nanoTime() - r0) / 1e9;
-        } else {
-          Thread.sleep(POLL.toMillis());
-        }
+      if (normalizedS < 0) {
+        normalizedS = awaitCaughtUp(admin, NormalizeJob.NAME, () -> goflowEnds, 0, r0, deadline);
       }
     }
     double consumedS = (r1 - r0) / 1e9;
@@ -466,14 +462,30 @@ public final class EndToEndBenchmark implements BenchRun.Bench {
    */
   private double awaitCommitted(long r0, long deadline) throws InterruptedException {
     try (Admin admin = kafka.newAdmin()) {
-      while (System.nanoTime() < deadline) {
-        // flows.v1 is transactional: the last transaction's commit marker takes one offset that
-        // a reader never commits past, so one short of the end is the end.
-        if (caughtUp(admin, CheetahJob.NAME, endOffsets(admin, Topics.FLOWS, true), 1)) {
-          return (System.nanoTime() - r0) / 1e9;
-        }
-        Thread.sleep(POLL.toMillis());
+      // flows.v1 is transactional: the last transaction's commit marker takes one offset that
+      // a reader never commits past, so one short of the end is the end.
+      return awaitCaughtUp(
+          admin, CheetahJob.NAME, () -> endOffsets(admin, Topics.FLOWS, true), 1, r0, deadline);
+    }
+  }
+
+  /** The end offsets a group must reach, read again at each poll. */
+  private interface Ends {
+    Map<TopicPartition, Long> get() throws InterruptedException;
+  }
+
+  /**
+   * Seconds from {@code r0} until {@code group} has committed up to {@code ends} (less {@code
+   * slack}), polled every {@link #POLL}; -1 if that is not so by {@code deadline}.
+   */
+  private static double awaitCaughtUp(
+      Admin admin, String group, Ends ends, long slack, long r0, long deadline)
+      throws InterruptedException {
+    while (System.nanoTime() < deadline) {
+      if (caughtUp(admin, group, ends.get(), slack)) {
+        return (System.nanoTime() - r0) / 1e9;
       }
+      Thread.sleep(POLL.toMillis());
     }
     return -1;
   }
